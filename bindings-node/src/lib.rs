@@ -1,0 +1,1 @@
+//! Lorebase Herald bindings for node: filled by their own issue.

@@ -1,0 +1,1 @@
+//! Lorebase Herald bindings for python: filled by their own issue.

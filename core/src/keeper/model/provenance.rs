@@ -1,0 +1,213 @@
+//! Provenance: explain, history and lineage of a Record.
+
+#[allow(unused_imports)]
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::*;
+
+/// Who set something, when, in which Revision, and how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Origin {
+    /// How.
+    pub origin_type: OriginType,
+    /// The principal (`usr_editor`).
+    pub actor: String,
+    /// When (RFC 3339, UTC).
+    pub time: String,
+    /// The Revision (64 hex digits).
+    pub revision: String,
+    /// The Operation, for `operation` origins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The Source, for `source` and `import` origins that have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The extraction evidence, for `extraction` origins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+    /// The Proposal that brought it to the branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<ProposalRef>,
+}
+
+/// Where in a document a value was extracted, and by which model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The document.
+    pub document_id: String,
+    /// Span start (characters).
+    pub start: u64,
+    /// Span end (characters, exclusive).
+    pub end: u64,
+    /// The extracting model.
+    pub model: String,
+    /// The quoted span.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+}
+
+/// A Proposal, as referenced from provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposalRef {
+    /// Id (`prop_...`).
+    pub id: String,
+    /// Status.
+    pub status: ProposalStatus,
+    /// Title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The work branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+}
+
+/// A Proposal's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalStatus {
+    /// Waiting for review.
+    Proposed,
+    /// Merged into the target branch.
+    Merged,
+    /// Conflicts with the target branch.
+    Conflicts,
+    /// Closed without merging.
+    Closed,
+}
+
+impl ProposalStatus {
+    /// The name as on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Proposed => "proposed",
+            Self::Merged => "merged",
+            Self::Conflicts => "conflicts",
+            Self::Closed => "closed",
+        }
+    }
+}
+
+/// One attribute's current value and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttributeLineage {
+    /// The attribute.
+    pub attribute: String,
+    /// Its current value.
+    pub value: Value,
+    /// Its last change.
+    pub origin: Origin,
+}
+
+/// Query parameters of explain, history and lineage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProvenanceParams {
+    /// Branch and Revision.
+    #[serde(flatten)]
+    pub read: ReadAt,
+    /// explain: comma-separated attributes to explain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attributes: Option<String>,
+    /// history: include before/after values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<bool>,
+    /// history: page size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    /// history: the cursor of the previous page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+/// `GET .../explain` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explain {
+    /// `Kind/key`.
+    #[serde(rename = "ref")]
+    pub record: RecordRef,
+    /// Title.
+    #[serde(default)]
+    pub title: String,
+    /// The branch read.
+    pub branch: String,
+    /// The Revision read.
+    pub revision: String,
+    /// How the Record was created.
+    pub created: Origin,
+    /// Per attribute, its value and last change.
+    pub attributes: Vec<AttributeLineage>,
+    /// Its Links (when no attributes were asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<Link>>,
+    /// The Proposals that changed it (when no attributes were asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposals: Option<Vec<ProposalRef>>,
+}
+
+/// One change of a Record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// The Revision.
+    pub revision: String,
+    /// When (RFC 3339, UTC).
+    pub time: String,
+    /// Who.
+    pub author: String,
+    /// How.
+    pub origin_type: OriginType,
+    /// The Operation, for `operation` origins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The Revision's message.
+    #[serde(default)]
+    pub message: String,
+    /// What the change did.
+    pub change: ChangeType,
+    /// The attributes it changed (with values when asked for).
+    pub changes: Vec<AttributeChange>,
+}
+
+/// `GET .../history` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct History {
+    /// `Kind/key`.
+    #[serde(rename = "ref")]
+    pub record: RecordRef,
+    /// The branch read.
+    pub branch: String,
+    /// The Revision read.
+    pub revision: String,
+    /// Changes of the Record up to that Revision.
+    pub total: u64,
+    /// Changes, newest first.
+    pub entries: Vec<HistoryEntry>,
+    /// The next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// `GET .../lineage` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lineage {
+    /// `Kind/key`.
+    #[serde(rename = "ref")]
+    pub record: RecordRef,
+    /// The branch read.
+    pub branch: String,
+    /// The Revision read.
+    pub revision: String,
+    /// Changes of the Record up to that Revision.
+    pub changes: u64,
+    /// How the Record was created.
+    pub created: Origin,
+    /// Per current value, its origin.
+    pub attributes: Vec<AttributeLineage>,
+    /// The Sources behind the values.
+    #[serde(default)]
+    pub sources: Vec<SourceInfo>,
+    /// The Proposals that brought values to the branch.
+    #[serde(default)]
+    pub proposals: Vec<ProposalRef>,
+}

@@ -1,0 +1,252 @@
+//! The schema of a Domain: Kinds, Relations, Traits, Operations, lenses, Sources.
+
+#[allow(unused_imports)]
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::*;
+
+/// `GET /schema` query parameters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SchemaParams {
+    /// Branch and Revision.
+    #[serde(flatten)]
+    pub read: ReadAt,
+    /// Comma-separated Kind names to limit the answer to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<String>,
+    /// `summary` (default) or `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<SchemaDetail>,
+}
+
+/// How much schema to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaDetail {
+    /// Names, types and flags.
+    #[default]
+    Summary,
+    /// Plus descriptions, enums and synonyms.
+    Full,
+}
+
+/// A Domain's schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    /// The Domain.
+    pub domain: String,
+    /// The branch read.
+    pub branch: String,
+    /// The Revision read.
+    pub revision: String,
+    /// The Kinds.
+    pub kinds: Vec<KindDef>,
+    /// The Relations.
+    pub relations: Vec<RelationDef>,
+    /// The Traits.
+    #[serde(default)]
+    pub traits: Vec<TraitDef>,
+    /// Custom Operations (built-in ones are listed per Kind).
+    #[serde(default)]
+    pub operations: Vec<OperationDef>,
+    /// Read presets.
+    #[serde(default)]
+    pub lenses: Vec<LensDef>,
+    /// The Sources that feed the Domain.
+    #[serde(default)]
+    pub sources: Vec<SourceInfo>,
+    /// How the Domain can be searched.
+    pub search: SearchInfo,
+}
+
+/// A Kind (a type of Record).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KindDef {
+    /// Api name (`Supplier`).
+    pub name: String,
+    /// The key attribute.
+    pub key: String,
+    /// The title attribute.
+    pub title: String,
+    /// What the Kind is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Records of this Kind on the branch read.
+    #[serde(default)]
+    pub record_count: u64,
+    /// The attributes.
+    pub attributes: Vec<AttributeDef>,
+    /// The Traits it implements.
+    #[serde(default)]
+    pub traits: Vec<String>,
+    /// Built-in Operations (`create_supplier`, `update_supplier`, ...).
+    #[serde(default)]
+    pub operations: Vec<String>,
+    /// Synonyms of the Kind's name (full detail).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+    /// Whether the Kind has an embedding template (vector search).
+    #[serde(default)]
+    pub embedded: bool,
+}
+
+/// An attribute of a Kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttributeDef {
+    /// Api name.
+    pub name: String,
+    /// `string`, `integer`, `number`, `boolean`, `date`, `datetime`, `enum`, `list<string>`.
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// Required on every Record.
+    #[serde(default)]
+    pub required: bool,
+    /// Masked for roles without its grant.
+    #[serde(default)]
+    pub sensitive: bool,
+    /// What it means (full detail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Allowed values of an enum (full detail).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+    /// Synonyms of the attribute's name (full detail).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub synonyms: Vec<String>,
+}
+
+/// A Relation between two Kinds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelationDef {
+    /// Api name (`supplies`).
+    pub name: String,
+    /// Source Kind.
+    pub from: String,
+    /// Target Kind.
+    pub to: String,
+    /// `one` or `many` targets per source.
+    pub cardinality: String,
+    /// What it means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A Trait: a set of attributes several Kinds implement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraitDef {
+    /// Api name.
+    pub name: String,
+    /// The Kinds implementing it.
+    pub kinds: Vec<String>,
+    /// The attributes it requires.
+    #[serde(default)]
+    pub attributes: Vec<String>,
+    /// What it means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A custom Operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OperationDef {
+    /// Api name (`flag_supplier_risk`).
+    pub name: String,
+    /// What it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The Kind it acts on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Its parameters.
+    pub parameters: Vec<ParameterDef>,
+    /// `none` (commits directly) or `review` (needs a Proposal).
+    pub review_policy: ReviewPolicy,
+}
+
+/// Whether an Operation needs review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewPolicy {
+    /// Commits directly (unless the branch is protected).
+    None,
+    /// Needs a Proposal that a reviewer approves.
+    Review,
+}
+
+/// A parameter of an Operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParameterDef {
+    /// Name.
+    pub name: String,
+    /// Type, as for attributes.
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// Required.
+    #[serde(default)]
+    pub required: bool,
+    /// What it means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A lens: a read preset of the schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LensDef {
+    /// Api name.
+    pub name: String,
+    /// What it is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Kinds it reads (Traits already resolved to their Kinds).
+    pub kinds: Vec<String>,
+    /// Traits it names.
+    #[serde(default)]
+    pub traits: Vec<String>,
+    /// Relations it follows.
+    #[serde(default)]
+    pub relations: Vec<String>,
+    /// Default depth for context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Default token budget for context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u32>,
+}
+
+/// A Source feeding the Domain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceInfo {
+    /// Name.
+    pub name: String,
+    /// When it was last synced (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synced_at: Option<String>,
+    /// The date after which it counts as stale (RFC 3339 date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_until: Option<String>,
+    /// Whether it is stale now.
+    #[serde(default)]
+    pub stale: bool,
+}
+
+/// Search modes and the embedding model of a Domain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchInfo {
+    /// `lexical`, plus `vector` and `hybrid` when a Kind is embedded.
+    pub modes: Vec<String>,
+    /// The model to embed queries with, when any Kind has an embedding template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbeddingInfo>,
+}
+
+/// The embedding model of a Domain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddingInfo {
+    /// Model name.
+    pub model: String,
+    /// Vector dimension.
+    pub dimension: u32,
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test of Lorebase Herald on a fresh machine: it installs what it needs first
+# (scripts/setup.sh), then checks formatting and lints, then runs the Rust tests, the
+# end-to-end tests (Python `mcp` SDK, TypeScript SDK) and the bindings' tests.
+# `.ci/run` calls exactly this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stage() { printf '\n=== %s\n' "$*" >&2; }
+
+stage "setup"
+./scripts/setup.sh
+
+stage "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+stage "build"
+cargo build --workspace --bins --locked
+export HERALD_BIN="$PWD/target/debug/lorebase-herald"
+export SANDBOX_BIN="$PWD/target/debug/lorebase-sandbox"
+
+stage "rust tests"
+cargo test --workspace --locked
+
+stage "end-to-end: python mcp SDK"
+.venv/bin/python -m pytest -q tests/python
+
+stage "end-to-end: typescript SDK"
+node --test tests/node/

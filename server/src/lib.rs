@@ -1,0 +1,1 @@
+//! The lorebase-herald MCP server (issue 5).
