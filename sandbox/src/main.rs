@@ -1,1 +1,69 @@
-fn main() {}
+//! `lorebase-sandbox`: the sandbox Keeper as a program. It prints one line on
+//! stdout when ready (`LOREBASE_SANDBOX_READY {"url", "auth", "domains", "keys"}`)
+//! and logs on stderr.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use lorebase_sandbox::{AuthMode, Sandbox, SandboxOptions};
+
+/// An in-memory Keeper with the sample Domains `supply` and `retail`.
+#[derive(Debug, Parser)]
+#[command(name = "lorebase-sandbox", version, about)]
+struct Cli {
+    /// Interface to listen on.
+    #[arg(long, default_value = "127.0.0.1", env = "LOREBASE_SANDBOX_HOST")]
+    host: String,
+    /// Port (0 picks a free one; the READY line says which).
+    #[arg(long, default_value_t = 8080, env = "LOREBASE_SANDBOX_PORT")]
+    port: u16,
+    /// `none`: every request is the anonymous administrator; `api_key`: keys
+    /// are minted for the sample principals and printed on the READY line.
+    #[arg(long, default_value = "none", env = "LOREBASE_SANDBOX_AUTH")]
+    auth: AuthMode,
+    /// Mint the same keys on every start (tests); random keys without it.
+    #[arg(long, env = "LOREBASE_SANDBOX_SEED")]
+    seed: Option<u64>,
+    /// Add the Domain `synthetic` with this many Records (benchmarks).
+    #[arg(long)]
+    synthetic: Option<usize>,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("LOREBASE_SANDBOX_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let options = SandboxOptions {
+        host: cli.host,
+        port: cli.port,
+        auth: cli.auth,
+        seed: cli.seed,
+        synthetic: cli.synthetic,
+        ..Default::default()
+    };
+    let sandbox = match Sandbox::start(options).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("lorebase-sandbox: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{}", sandbox.ready_line());
+    tracing::info!(url = %sandbox.url(), auth = %sandbox.auth(), "the sandbox Keeper is ready");
+    for k in sandbox.keys() {
+        eprintln!(
+            "  principal {} (roles {}): key printed on the READY line",
+            k.principal,
+            k.roles.join(", ")
+        );
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    tracing::info!("stopping");
+    ExitCode::SUCCESS
+}

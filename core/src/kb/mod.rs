@@ -1,15 +1,69 @@
 //! The knowledge-base catalog: OKF markdown entries indexed with tantivy, and
-//! the `kb_search` and `kb_get` tools over it (runlore-mcp.md).
+//! the `kb_search` and `kb_get` tools over it (runlore-mcp.md, issue 6).
 //!
-//! (Issue 6 fills this in.)
+//! - [`entry`]: one entry (frontmatter fields and body) and why a file is not one.
+//! - `walk`: which files of the folder are entries.
+//! - `tokenizer`: the analyzer that keeps identifiers findable.
+//! - `index`: the tantivy schema, BM25 with field boosts, the snapshot searched.
+//! - `catalog`: (re)indexing on all cores, applying only what changed.
+//! - `watch`: the folder watcher, debounced, swapping snapshots atomically.
+//! - [`tools`]: the two tools, their schemas and renderings.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), herald_core::kb::KbError> {
+//! let catalog = herald_core::kb::KbCatalog::open(std::path::Path::new("./your-kb"))?;
+//! for hit in catalog.search("harbor-core restarts", 5)? {
+//!     println!("{} {:.3}", hit.entry.path, hit.score);
+//! }
+//! # Ok(()) }
+//! ```
 
-use std::path::Path;
+mod catalog;
+pub mod entry;
+mod index;
+mod render;
+mod tokenizer;
+pub mod tools;
+mod walk;
+mod watch;
 
-/// An indexed catalog of markdown entries. Cheap to clone.
-#[derive(Debug, Clone)]
-pub struct KbCatalog {}
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
-/// Why a catalog cannot be opened.
+use tantivy::tokenizer::TextAnalyzer;
+
+pub use catalog::KbChanges;
+pub use entry::{KbEntry, MalformedEntry};
+pub use index::{FieldBoosts, KbHit, MAX_QUERY_TOKENS, SkippedFile};
+pub use walk::RESERVED_NAMES;
+
+use catalog::CatalogState;
+use index::Snapshot;
+
+/// An indexed catalog of markdown entries. Cheap to clone (clones share the
+/// index and the watcher; the watcher stops when the last clone is dropped).
+#[derive(Clone)]
+pub struct KbCatalog {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    _watcher: Option<watch::CatalogWatcher>,
+}
+
+/// What searches read and re-indexes write.
+pub(crate) struct Shared {
+    dir: PathBuf,
+    boosts: FieldBoosts,
+    analyzer: TextAnalyzer,
+    snapshot: RwLock<Arc<Snapshot>>,
+    state: Mutex<CatalogState>,
+}
+
+/// Why a catalog cannot be opened or searched.
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
     /// The directory cannot be read.
@@ -20,35 +74,190 @@ pub enum KbError {
         /// Why.
         reason: String,
     },
+    /// The index failed (building, updating or searching it).
+    #[error("KB index error: {0}")]
+    Index(String),
+}
+
+/// How a catalog is opened.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KbOptions {
+    /// Re-index when the folder changes (default true).
+    pub watch: bool,
+    /// Quiet time after the last change before re-indexing (default 300 ms).
+    pub debounce: Duration,
+    /// Field weights (default [`FieldBoosts::default`]).
+    pub boosts: FieldBoosts,
+}
+
+impl Default for KbOptions {
+    fn default() -> Self {
+        Self {
+            watch: true,
+            debounce: Duration::from_millis(300),
+            boosts: FieldBoosts::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for KbCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let snapshot = self.inner.shared.current();
+        f.debug_struct("KbCatalog")
+            .field("dir", &self.inner.shared.dir)
+            .field("entries", &snapshot.by_path.len())
+            .field("generation", &snapshot.generation)
+            .field("watching", &self.inner._watcher.is_some())
+            .finish()
+    }
 }
 
 impl KbCatalog {
     /// Indexes the catalog at `dir` and starts watching it.
-    pub fn open(_dir: &Path) -> Result<Self, KbError> {
-        todo!("issue 6")
+    pub fn open(dir: &Path) -> Result<Self, KbError> {
+        Self::open_with(dir, KbOptions::default())
+    }
+
+    /// Indexes the catalog at `dir` with `options`. Fails when `dir` is not a
+    /// readable directory; a watcher that cannot start is logged and the
+    /// catalog is served without re-indexing.
+    pub fn open_with(dir: &Path, options: KbOptions) -> Result<Self, KbError> {
+        let unreadable = |reason: String| KbError::Unreadable {
+            path: dir.display().to_string(),
+            reason,
+        };
+        let root = dir.canonicalize().map_err(|e| unreadable(e.to_string()))?;
+        if !root.is_dir() {
+            return Err(unreadable("not a directory".into()));
+        }
+        let mut state = CatalogState::new(&root)?;
+        let (_, snapshot) = state.rescan(&HashSet::new())?;
+        let snapshot =
+            snapshot.ok_or_else(|| KbError::Index("the first scan built no index".into()))?;
+        if snapshot.by_path.is_empty() {
+            tracing::warn!("KB: no entries in {}", root.display());
+        }
+        let shared = Arc::new(Shared {
+            dir: root.clone(),
+            boosts: options.boosts,
+            analyzer: tokenizer::analyzer(),
+            snapshot: RwLock::new(Arc::new(snapshot)),
+            state: Mutex::new(state),
+        });
+        let watcher = if options.watch {
+            match watch::start(&root, Arc::downgrade(&shared), options.debounce) {
+                Ok(watcher) => Some(watcher),
+                Err(e) => {
+                    tracing::warn!(
+                        "KB: cannot watch {}, changes need a restart: {e}",
+                        root.display()
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                shared,
+                _watcher: watcher,
+            }),
+        })
+    }
+
+    /// The catalog directory (canonical).
+    pub fn dir(&self) -> &Path {
+        &self.inner.shared.dir
+    }
+
+    /// How many entries are indexed.
+    pub fn len(&self) -> usize {
+        self.inner.shared.current().by_path.len()
+    }
+
+    /// Whether no entry is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many times the index was (re)built; grows by one per re-index that
+    /// changed something.
+    pub fn generation(&self) -> u64 {
+        self.inner.shared.current().generation
+    }
+
+    /// The paths of every indexed entry, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self
+            .inner
+            .shared
+            .current()
+            .by_path
+            .keys()
+            .cloned()
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    /// The files skipped as malformed, with the reason, sorted by path.
+    pub fn skipped(&self) -> Vec<SkippedFile> {
+        self.inner.shared.current().skipped.clone()
+    }
+
+    /// The `k` best entries for `query` (BM25, best first, ties by path).
+    /// A query without words, or `k == 0`, finds nothing.
+    pub fn search(&self, query: &str, k: usize) -> Result<Vec<KbHit>, KbError> {
+        self.search_with(query, k, &self.inner.shared.boosts)
+    }
+
+    /// Like [`KbCatalog::search`] with other field weights.
+    pub fn search_with(
+        &self,
+        query: &str,
+        k: usize,
+        boosts: &FieldBoosts,
+    ) -> Result<Vec<KbHit>, KbError> {
+        let snapshot = self.inner.shared.current();
+        let mut analyzer = self.inner.shared.analyzer.clone();
+        snapshot.search(&mut analyzer, query, k, boosts)
+    }
+
+    /// The entry at `path` exactly as a hit returned it (from the index,
+    /// never the filesystem).
+    pub fn get(&self, path: &str) -> Option<Arc<KbEntry>> {
+        self.inner.shared.current().by_path.get(path).cloned()
+    }
+
+    /// Rescans the folder now and applies what changed (the watcher does this
+    /// by itself; this is for callers that want it synchronously).
+    pub fn reload(&self) -> Result<KbChanges, KbError> {
+        self.inner.shared.reload(&HashSet::new())
     }
 }
 
-/// The `kb_search` and `kb_get` tools.
-pub mod tools {
-    use serde_json::{Map, Value};
-
-    use super::KbCatalog;
-    use crate::config::OutputSettings;
-    use crate::tools::{RenderedOutput, ToolDefinition};
-
-    /// The definitions of `kb_search` and `kb_get`.
-    pub fn definitions() -> Vec<ToolDefinition> {
-        todo!("issue 6")
+impl Shared {
+    fn current(&self) -> Arc<Snapshot> {
+        self.snapshot
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
-    /// Runs `name` when it is a KB tool (`None` otherwise).
-    pub fn call(
-        _catalog: &KbCatalog,
-        _name: &str,
-        _arguments: &Map<String, Value>,
-        _caps: &OutputSettings,
-    ) -> Option<RenderedOutput> {
-        todo!("issue 6")
+    /// Rescans (one at a time) and swaps in the new snapshot if any.
+    pub(crate) fn reload(&self, forced: &HashSet<String>) -> Result<KbChanges, KbError> {
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (changes, snapshot) = state.rescan(forced)?;
+        if let Some(snapshot) = snapshot {
+            *self
+                .snapshot
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(snapshot);
+        }
+        Ok(changes)
     }
 }

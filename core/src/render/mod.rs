@@ -2,7 +2,18 @@
 //! (herald.md, Output size): every cut is marked, never silent, never inside a
 //! UTF-8 character, and a capped JSON answer is still valid JSON.
 //!
-//! (Issue 4 fills this in.)
+//! - `text`: compact lines, one renderer per answer ([`reads`], [`provenance`],
+//!   [`revisions`], [`agent`]), in the formats herald.md shows.
+//! - `json`: the answer's stable shape (documented in `docs/tools.md`), sent
+//!   both as the text block and as `structuredContent`.
+//!
+//! [`finish`] applies the caps ([`caps`]) to either.
+
+pub mod agent;
+pub mod caps;
+pub mod provenance;
+pub mod reads;
+pub mod revisions;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,11 +34,220 @@ pub enum OutputFormat {
 
 /// Finishes a successful answer: for `text`, caps `text`; for `json`, caps
 /// `json` and returns it both as the text block and as `structured`.
+///
+/// Every successful answer carries `structured` (the capped JSON shape), in
+/// both formats: a tool that declares an `outputSchema` MUST return
+/// `structuredContent` (MCP 2025-06-18 and later), and the official Python
+/// and TypeScript SDK clients refuse a result without it. `format` chooses
+/// the text block only.
 pub fn finish(
-    _format: OutputFormat,
-    _text: impl FnOnce() -> String,
-    _json: impl FnOnce() -> Value,
-    _caps: &OutputSettings,
+    format: OutputFormat,
+    text: impl FnOnce() -> String,
+    json: impl FnOnce() -> Value,
+    caps: &OutputSettings,
 ) -> RenderedOutput {
-    todo!("issue 4")
+    match format {
+        OutputFormat::Text => RenderedOutput {
+            text: caps::cut_text(&text(), caps.max_chars),
+            is_error: false,
+            structured: Some(caps::cap_json(json(), caps)),
+        },
+        OutputFormat::Json => {
+            let value = caps::cap_json(json(), caps);
+            RenderedOutput {
+                text: serde_json::to_string(&value).unwrap_or_default(),
+                is_error: false,
+                structured: Some(value),
+            }
+        }
+    }
+}
+
+/// A Revision id cut to 12 hex digits and `...` (ids of 12 characters or less,
+/// and tags, are shown whole).
+pub fn short_rev(id: &str) -> String {
+    short_id(id, 12)
+}
+
+/// An id cut to `n` characters and `...`.
+pub fn short_id(id: &str, n: usize) -> String {
+    if id.chars().count() <= n {
+        id.to_string()
+    } else {
+        format!("{}...", caps::prefix_chars(id, n))
+    }
+}
+
+/// `1 change`, `2 changes`.
+pub fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
+}
+
+/// A score with at least one decimal and at most three (`1.0`, `0.95`).
+pub fn score(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0');
+    if s.ends_with('.') {
+        format!("{s}0")
+    } else {
+        s.to_string()
+    }
+}
+
+/// A text answer under construction: lines, with the value and list caps.
+#[derive(Debug)]
+pub struct Lines<'a> {
+    caps: &'a OutputSettings,
+    out: String,
+}
+
+impl<'a> Lines<'a> {
+    /// An empty answer.
+    pub fn new(caps: &'a OutputSettings) -> Self {
+        Self {
+            caps,
+            out: String::new(),
+        }
+    }
+
+    /// Appends one line.
+    pub fn line(&mut self, line: impl AsRef<str>) {
+        if !self.out.is_empty() {
+            self.out.push('\n');
+        }
+        self.out.push_str(line.as_ref());
+    }
+
+    /// Appends the lines of at most `max_items` items, then `... N more
+    /// <what>` when some were left out.
+    pub fn list<T>(
+        &mut self,
+        items: &[T],
+        what: &str,
+        indent: &str,
+        mut each: impl FnMut(&mut Self, &T),
+    ) {
+        let max = self.caps.max_items;
+        for item in items.iter().take(max) {
+            each(self, item);
+        }
+        if items.len() > max {
+            self.line(format!("{indent}... {} more {what}", items.len() - max));
+        }
+    }
+
+    /// One value, compact: strings bare (line breaks escaped), other values as
+    /// JSON; cut at `max_value_chars`.
+    pub fn val(&self, v: &Value) -> String {
+        value_text(v, self.caps.max_value_chars)
+    }
+
+    /// The output caps.
+    pub fn caps(&self) -> &OutputSettings {
+        self.caps
+    }
+
+    /// The finished text.
+    pub fn into_string(self) -> String {
+        self.out
+    }
+}
+
+/// One value, compact: strings bare (line breaks escaped), other values as
+/// JSON; cut at `max_chars`.
+pub fn value_text(v: &Value, max_chars: usize) -> String {
+    let s = match v {
+        Value::String(s) => s
+            .replace('\\', "\\\\")
+            .replace('\n', "\\n")
+            .replace('\r', "\\r")
+            .replace('\t', "\\t"),
+        other => other.to_string(),
+    };
+    caps::cut_value(&s, max_chars)
+}
+
+/// A one-line rendering of free text (a message, a title): line breaks
+/// escaped, cut at `max_chars`.
+pub fn inline_text(s: &str, max_chars: usize) -> String {
+    value_text(&Value::String(s.to_string()), max_chars)
+}
+
+/// `"title"` with the title inlined and cut.
+pub fn quoted(title: &str, max_chars: usize) -> String {
+    format!("\"{}\"", inline_text(title, max_chars))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn revisions_are_cut_to_12() {
+        let id = "f4d229169a37".to_string() + &"0".repeat(52);
+        assert_eq!(short_rev(&id), "f4d229169a37...");
+        assert_eq!(short_rev("v1.0"), "v1.0");
+        assert_eq!(short_id(&id, 8), "f4d22916...");
+    }
+
+    #[test]
+    fn scores_keep_one_decimal() {
+        assert_eq!(score(1.0), "1.0");
+        assert_eq!(score(0.95), "0.95");
+        assert_eq!(score(0.123456), "0.123");
+        assert_eq!(score(12.0), "12.0");
+    }
+
+    #[test]
+    fn values_are_compact_and_single_line() {
+        assert_eq!(value_text(&json!("a\nb"), 50), "a\\nb");
+        assert_eq!(value_text(&json!(null), 50), "null");
+        assert_eq!(value_text(&json!(["x", 1]), 50), "[\"x\",1]");
+        assert_eq!(
+            value_text(&json!("żółć"), 2),
+            "żó... [truncated: 2 more chars]"
+        );
+    }
+
+    #[test]
+    fn lists_say_how_many_were_left_out() {
+        let caps = OutputSettings {
+            max_chars: 1000,
+            max_items: 2,
+            max_value_chars: 10,
+        };
+        let mut l = Lines::new(&caps);
+        l.list(&[1, 2, 3, 4], "rows", "", |l, i| l.line(i.to_string()));
+        assert_eq!(l.into_string(), "1\n2\n... 2 more rows");
+    }
+
+    #[test]
+    fn finish_json_sends_the_same_json_twice() {
+        let caps = OutputSettings {
+            max_chars: 1000,
+            max_items: 2,
+            max_value_chars: 10,
+        };
+        let out = finish(
+            OutputFormat::Json,
+            String::new,
+            || json!({"a": [1, 2, 3]}),
+            &caps,
+        );
+        let parsed: Value = serde_json::from_str(&out.text).unwrap();
+        assert_eq!(Some(parsed), out.structured);
+        assert!(!out.is_error);
+        let text = finish(OutputFormat::Text, || "x".repeat(2000), || json!({}), &caps);
+        assert_eq!(text.structured, Some(json!({})));
+        assert!(text.text.chars().count() <= 1000);
+    }
 }

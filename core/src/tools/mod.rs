@@ -2,13 +2,31 @@
 //! schemas, annotations) and one handler each, served by the MCP server, the
 //! Node addon, the Python module and the C API alike through [`Toolbox`].
 //!
-//! (Issue 4 fills in the table and the handlers; issue 6 adds `kb_search` and
-//! `kb_get`.)
+//! - `table`: the 14 Lorebase tools as data (name, title, description,
+//!   input schema, output schema, annotations);
+//! - `handlers`: one handler per tool (typed arguments, one Keeper call, a
+//!   rendering);
+//! - `args`: the shared arguments and the `[validation-failed]` errors;
+//! - the KB tools (`kb_search`, `kb_get`) join the table when `kb.dir` is set.
+//!
+//! What the tools take and answer is documented in `docs/tools.md`.
+
+mod args;
+mod handlers;
+mod outputs;
+mod schemas;
+mod table;
+
+use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::Settings;
+use crate::error::{KeeperError, ToolError};
+use crate::kb::{KbCatalog, KbError};
+use crate::keeper::model::{Issue, ProblemCode};
 use crate::keeper::{Credential, KeeperClient};
 
 /// MCP tool annotations.
@@ -52,7 +70,7 @@ pub struct RenderedOutput {
     pub text: String,
     /// A tool error (`[code] message ... next: ...`).
     pub is_error: bool,
-    /// `structuredContent` (the `json` format, never on errors).
+    /// `structuredContent` (every successful answer, in both formats; never on errors).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
 }
@@ -78,20 +96,48 @@ impl ToolCallError {
     }
 }
 
+/// Why a [`Toolbox`] cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolboxError {
+    /// The Keeper client cannot be built from the settings.
+    #[error("cannot build the Keeper client: {0}")]
+    Keeper(#[from] KeeperError),
+    /// The KB catalog (`kb.dir`) cannot be opened.
+    #[error(transparent)]
+    Kb(#[from] KbError),
+}
+
 /// The tools of one Herald, ready to list and call.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Toolbox {
-    settings: std::sync::Arc<Settings>,
+    settings: Arc<Settings>,
     keeper: KeeperClient,
+    kb: Option<KbCatalog>,
+}
+
+impl fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("settings", &self.settings)
+            .field("keeper", &self.keeper)
+            .field("kb", &self.kb.as_ref().map(|c| c.dir().to_path_buf()))
+            .finish()
+    }
 }
 
 impl Toolbox {
-    /// Builds the toolbox from resolved settings.
-    pub fn new(settings: Settings) -> Result<Self, crate::error::KeeperError> {
+    /// Builds the toolbox from resolved settings: the Keeper client, and the KB
+    /// catalog when `kb.dir` is set (indexed now, then watched).
+    pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
         let keeper = KeeperClient::new(&settings.keeper)?;
+        let kb = match &settings.kb.dir {
+            Some(dir) => Some(KbCatalog::open(dir)?),
+            None => None,
+        };
         Ok(Self {
-            settings: std::sync::Arc::new(settings),
+            settings: Arc::new(settings),
             keeper,
+            kb,
         })
     }
 
@@ -105,19 +151,118 @@ impl Toolbox {
         &self.keeper
     }
 
-    /// The definitions of the tools served, in table order.
+    /// The KB catalog, when `kb.dir` is set.
+    pub fn kb(&self) -> Option<&KbCatalog> {
+        self.kb.as_ref()
+    }
+
+    /// The definitions of the tools served, in table order: the Lorebase tools,
+    /// then the KB tools when a catalog is open; `tools.read_only` drops
+    /// `lorebase_execute`, then the allow and deny lists apply.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
-        todo!("issue 4")
+        let mut defs: Vec<ToolDefinition> = table::TOOLS.iter().map(definition).collect();
+        if self.kb.is_some() {
+            defs.extend(crate::kb::tools::definitions());
+        }
+        defs.retain(|d| self.serves(&d.name, !d.annotations.read_only_hint));
+        defs
+    }
+
+    /// Whether a tool of that name (writing or not) is served.
+    fn serves(&self, name: &str, writes: bool) -> bool {
+        let sel = &self.settings.tools;
+        if sel.read_only && writes {
+            return false;
+        }
+        if sel.deny.iter().any(|d| d == name) {
+            return false;
+        }
+        sel.allow
+            .as_ref()
+            .is_none_or(|allow| allow.iter().any(|a| a == name))
     }
 
     /// Calls one tool. Tool failures are `Ok` with `is_error: true`; only a
-    /// caller's programming error is `Err`.
+    /// caller's programming error (a tool not served) is `Err`.
     pub async fn call(
         &self,
-        _name: &str,
-        _arguments: Map<String, Value>,
-        _credential: &Credential,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
-        todo!("issue 4")
+        if let Some(spec) = table::spec(name) {
+            if !self.serves(name, spec.writes) {
+                return Err(ToolCallError::UnknownTool(name.to_string()));
+            }
+            if let Err(e) = check_argument_names(&spec.input_schema(), &arguments) {
+                return Ok(e.to_output());
+            }
+            let ctx = handlers::Ctx {
+                keeper: &self.keeper,
+                settings: &self.settings,
+                cred: credential,
+            };
+            let out = handlers::run(spec, ctx, arguments).await;
+            return Ok(out.unwrap_or_else(|e| e.to_output()));
+        }
+        if let Some(catalog) = &self.kb
+            && self.serves(name, false)
+            && let Some(out) =
+                crate::kb::tools::call(catalog, name, &arguments, &self.settings.output)
+        {
+            return Ok(out);
+        }
+        Err(ToolCallError::UnknownTool(name.to_string()))
     }
+}
+
+/// The definition of one row of the table.
+fn definition(spec: &table::ToolSpec) -> ToolDefinition {
+    ToolDefinition {
+        name: spec.name.to_string(),
+        title: spec.title.to_string(),
+        description: spec.description.to_string(),
+        input_schema: spec.input_schema(),
+        output_schema: Some((spec.output)()),
+        annotations: ToolAnnotations {
+            read_only_hint: !spec.writes,
+            destructive_hint: spec.writes,
+            idempotent_hint: !spec.writes,
+            open_world_hint: false,
+        },
+    }
+}
+
+/// Rejects arguments the tool does not take, naming them and the ones it does.
+fn check_argument_names(schema: &Value, arguments: &Map<String, Value>) -> Result<(), ToolError> {
+    let Some(props) = schema["properties"].as_object() else {
+        return Ok(());
+    };
+    let unknown: Vec<&String> = arguments
+        .keys()
+        .filter(|k| !props.contains_key(*k))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let accepted: Vec<&str> = props.keys().map(String::as_str).collect();
+    let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+    Err(ToolError {
+        code: ProblemCode::ValidationFailed,
+        message: format!(
+            "unknown argument {}; this tool takes: {}",
+            names.join(", "),
+            accepted.join(", ")
+        ),
+        issues: unknown
+            .iter()
+            .map(|k| Issue {
+                path: (*k).clone(),
+                message: "unknown argument".into(),
+            })
+            .collect(),
+        head: None,
+        retry_after: None,
+        next: None,
+    })
 }

@@ -97,7 +97,6 @@ pub struct ContextPack {
     pub token_estimate: u32,
 }
 
-
 /// `POST /operations/{op}/execute` body.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExecuteRequest {
@@ -217,4 +216,3 @@ pub struct ExecuteResult {
     #[serde(default)]
     pub replayed: bool,
 }
-

@@ -221,7 +221,6 @@ pub struct Problem {
     pub retry_after: Option<u64>,
 }
 
-
 /// Where a value or change came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -425,7 +424,15 @@ mod tests {
         assert_eq!(r.to_string(), "Supplier/S-1001");
         let nested: RecordRef = "Doc/a/b".parse().unwrap();
         assert_eq!(nested.key, "a/b");
-        for bad in ["", "Supplier", "/S-1", "Supplier/", "1Kind/x", "Ki nd/x", "K/\u{7}"] {
+        for bad in [
+            "",
+            "Supplier",
+            "/S-1",
+            "Supplier/",
+            "1Kind/x",
+            "Ki nd/x",
+            "K/\u{7}",
+        ] {
             assert!(bad.parse::<RecordRef>().is_err(), "{bad:?} parsed");
         }
     }

@@ -45,7 +45,6 @@ pub struct RecordView {
     pub links: Option<Vec<Link>>,
 }
 
-
 /// Resolution levels, cheapest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -163,7 +162,6 @@ pub struct ResolveResponse {
     #[serde(default)]
     pub coverage: Vec<CoverageSignal>,
 }
-
 
 /// A query of the DSL.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -296,7 +294,6 @@ pub struct QueryResponse {
     pub coverage: Vec<CoverageSignal>,
 }
 
-
 /// `POST /search` body.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SearchRequest {
@@ -358,7 +355,6 @@ pub struct SearchResponse {
     #[serde(default)]
     pub truncated: bool,
 }
-
 
 /// `POST /neighborhood` body.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+#[allow(unused_imports)]
 use serde_json::Value;
 
 use super::*;

@@ -1,0 +1,181 @@
+//! `new Herald(options)`: the options object, turned into the top settings
+//! layer (`Overrides`) over the settings file and the environment, exactly as
+//! the server's flags are.
+
+use herald_core::config::Overrides;
+use napi_derive::napi;
+use serde_json::{Value, json};
+
+/// The options of `new Herald(options)`. Every one is optional and defaults to
+/// the same settings file and environment variables as the server
+/// (`LOREBASE_CONFIG`, `LOREBASE__HERALD__...`, `LOREBASE_URL`,
+/// `LOREBASE_API_KEY`, `LOREBASE_DOMAIN`, `LOREBASE_BRANCH`).
+#[napi(object)]
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HeraldOptions {
+    /// The YAML settings file whose `herald` section is read (instead of
+    /// `LOREBASE_CONFIG`).
+    pub config_file: Option<String>,
+    /// Keeper's origin (`herald.keeper.base_url`, `LOREBASE_URL`).
+    pub base_url: Option<String>,
+    /// The key every call carries unless the call names its own
+    /// (`herald.keeper.api_key`, `LOREBASE_API_KEY`): a literal,
+    /// `secret://env/NAME` or `secret://file/PATH`.
+    pub api_key: Option<String>,
+    /// The Domain used when a call names none (`herald.domain`, `LOREBASE_DOMAIN`).
+    pub domain: Option<String>,
+    /// The branch used when a call names none (`herald.branch`, `LOREBASE_BRANCH`).
+    pub branch: Option<String>,
+    /// Longest tool output in characters (`herald.output.max_chars`).
+    pub max_chars: Option<f64>,
+    /// Longest list (`herald.output.max_items`).
+    pub max_items: Option<f64>,
+    /// Longest single value in characters (`herald.output.max_value_chars`).
+    pub max_value_chars: Option<f64>,
+    /// Resends after 429, 503 or an unreachable Keeper, 0 = off
+    /// (`herald.keeper.max_retries`).
+    pub max_retries: Option<f64>,
+    /// The markdown knowledge-base directory: adds `kb_search` and `kb_get`
+    /// (`herald.kb.dir`).
+    pub kb_dir: Option<String>,
+    /// Drop `lorebase_execute` (`herald.tools.read_only`).
+    pub read_only: Option<bool>,
+    /// Serve only these tools (`herald.tools.allow`).
+    pub tools: Option<Vec<String>>,
+    /// Never serve these tools (`herald.tools.deny`).
+    pub exclude_tools: Option<Vec<String>>,
+    /// Any other setting, as an object shaped like the YAML `herald` section
+    /// (`{ keeper: { timeout_s: 10 } }`); the named options above win over it.
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub settings: Option<Value>,
+}
+
+/// The JavaScript names of the options, for the unknown-option check.
+pub const OPTION_NAMES: [&str; 14] = [
+    "configFile",
+    "baseUrl",
+    "apiKey",
+    "domain",
+    "branch",
+    "maxChars",
+    "maxItems",
+    "maxValueChars",
+    "maxRetries",
+    "kbDir",
+    "readOnly",
+    "tools",
+    "excludeTools",
+    "settings",
+];
+
+/// The options of one `callTool` call.
+#[napi(object)]
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallOptions {
+    /// This call's own Keeper API key, sent unchanged instead of the configured
+    /// one (one Herald serving many agents, each with its own grants).
+    pub api_key: Option<String>,
+}
+
+/// Why options cannot become overrides.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// A property that is not an option (a typo such as `baseURL`).
+    #[error("unknown option {0:?} of new Herald(); the options are {names}", names = OPTION_NAMES.join(", "))]
+    Unknown(String),
+    /// The settings layer refused the options.
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// Turns the options into the top settings layer. Each value is labelled with
+/// its option (`options.maxChars`), so a refused value names what the caller
+/// wrote.
+pub fn to_overrides(options: &HeraldOptions) -> Result<Overrides, OptionsError> {
+    let mut overrides = Overrides::new();
+    if let Some(settings) = &options.settings {
+        overrides
+            .merge_json(settings, "options.settings")
+            .map_err(|e| OptionsError::Settings(e.to_string()))?;
+    }
+    let text = |value: &Option<String>| value.as_ref().map(|v| json!(v));
+    let number = |value: Option<f64>| value.map(number_value);
+    let names = |value: &Option<Vec<String>>| value.as_ref().map(|v| json!(v));
+    let named: [(&str, &str, Option<Value>); 12] = [
+        ("keeper.base_url", "baseUrl", text(&options.base_url)),
+        ("keeper.api_key", "apiKey", text(&options.api_key)),
+        ("domain", "domain", text(&options.domain)),
+        ("branch", "branch", text(&options.branch)),
+        ("output.max_chars", "maxChars", number(options.max_chars)),
+        ("output.max_items", "maxItems", number(options.max_items)),
+        (
+            "output.max_value_chars",
+            "maxValueChars",
+            number(options.max_value_chars),
+        ),
+        (
+            "keeper.max_retries",
+            "maxRetries",
+            number(options.max_retries),
+        ),
+        ("kb.dir", "kbDir", text(&options.kb_dir)),
+        (
+            "tools.read_only",
+            "readOnly",
+            options.read_only.map(Value::Bool),
+        ),
+        ("tools.allow", "tools", names(&options.tools)),
+        ("tools.deny", "excludeTools", names(&options.exclude_tools)),
+    ];
+    for (key, option, value) in named {
+        if let Some(value) = value {
+            overrides.set(key, value, &format!("options.{option}"));
+        }
+    }
+    Ok(overrides)
+}
+
+/// A JS number as JSON: whole numbers as integers (so integer settings accept
+/// them), anything else as is, for the settings layer to refuse with the key's
+/// name (`-1`, `1.5`, `NaN`).
+fn number_value(value: f64) -> Value {
+    if value.is_finite() && value.fract() == 0.0 && value.abs() < 9.0e15 {
+        json!(value as i64)
+    } else {
+        serde_json::Number::from_f64(value)
+            .map(Value::Number)
+            .unwrap_or_else(|| Value::String(value.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_whole_values_integral() {
+        assert_eq!(number_value(3.0), json!(3));
+        assert_eq!(number_value(-1.0), json!(-1));
+        assert_eq!(number_value(1.5), json!(1.5));
+        assert_eq!(number_value(f64::NAN), json!("NaN"));
+    }
+
+    #[test]
+    fn option_names_match_the_struct() {
+        // The unknown-option check lists exactly the fields of HeraldOptions.
+        let described = format!("{:?}", HeraldOptions::default());
+        for name in &OPTION_NAMES {
+            let snake: String = name
+                .chars()
+                .flat_map(|c| {
+                    if c.is_ascii_uppercase() {
+                        vec!['_', c.to_ascii_lowercase()]
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            assert!(described.contains(&format!("{snake}:")), "{snake}");
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! The table of settings keys: each key's type, its bounds, and where it goes
+//! in [`Settings`].
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::error::{ConfigError, SettingSource};
+use super::layers::RawValue;
+use super::{Settings, Transport};
+
+/// The sections of the `herald` mapping.
+pub(crate) const SECTIONS: [&str; 6] = ["keeper", "http", "output", "changes", "kb", "tools"];
+
+/// Every settings key, dotted below `herald`, in the order of
+/// `config/lorebase.example.yaml`.
+pub const KEYS: [&str; 28] = [
+    "keeper.base_url",
+    "keeper.api_key",
+    "keeper.max_retries",
+    "keeper.retry_max_wait_s",
+    "keeper.trust_env",
+    "keeper.verify_tls",
+    "keeper.timeout_s",
+    "keeper.max_response_bytes",
+    "domain",
+    "branch",
+    "transport",
+    "http.host",
+    "http.port",
+    "http.path",
+    "http.allowed_hosts",
+    "http.allowed_origins",
+    "http.stateless",
+    "http.json_response",
+    "http.allow_anonymous",
+    "http.max_body_bytes",
+    "output.max_chars",
+    "output.max_items",
+    "output.max_value_chars",
+    "changes.max_pages",
+    "kb.dir",
+    "tools.read_only",
+    "tools.allow",
+    "tools.deny",
+];
+
+/// Whether `key` is a settings key.
+pub(crate) fn is_known_key(key: &str) -> bool {
+    KEYS.contains(&key)
+}
+
+/// A key's value being checked, with what the error needs.
+struct Field<'a> {
+    key: &'a str,
+    raw: &'a RawValue,
+    source: &'a SettingSource,
+}
+
+impl Field<'_> {
+    fn invalid(&self, reason: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            key: self.key.to_string(),
+            origin: self.source.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Quotes the value for an error message (short, never for secrets).
+    fn shown(&self) -> String {
+        let text = match self.raw {
+            RawValue::Json(v) => v.to_string(),
+            RawValue::Text(t) => format!("{t:?}"),
+        };
+        if text.chars().count() > 60 {
+            format!("{}...", text.chars().take(60).collect::<String>())
+        } else {
+            text
+        }
+    }
+
+    fn string(&self) -> Result<String, ConfigError> {
+        match self.raw {
+            RawValue::Json(Value::String(s)) | RawValue::Text(s) => Ok(s.trim().to_string()),
+            _ => Err(self.invalid(format!("expected a string, got {}", self.shown()))),
+        }
+    }
+
+    fn nonempty_string(&self) -> Result<String, ConfigError> {
+        let s = self.string()?;
+        if s.is_empty() {
+            return Err(self.invalid("must not be empty"));
+        }
+        Ok(s)
+    }
+
+    /// Unset when null or empty.
+    fn optional_string(&self) -> Result<Option<String>, ConfigError> {
+        match self.raw {
+            RawValue::Json(Value::Null) => Ok(None),
+            _ => Ok(Some(self.string()?).filter(|s| !s.is_empty())),
+        }
+    }
+
+    fn bool(&self) -> Result<bool, ConfigError> {
+        match self.raw {
+            RawValue::Json(Value::Bool(b)) => Ok(*b),
+            RawValue::Text(t) => match t.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => Ok(true),
+                "false" | "0" | "no" | "off" => Ok(false),
+                _ => Err(self.invalid(format!("expected true or false, got {}", self.shown()))),
+            },
+            _ => Err(self.invalid(format!("expected true or false, got {}", self.shown()))),
+        }
+    }
+
+    fn int(&self, min: u64, max: u64) -> Result<u64, ConfigError> {
+        let n = match self.raw {
+            RawValue::Json(Value::Number(n)) => n.as_u64(),
+            RawValue::Text(t) => t.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) if (min..=max).contains(&n) => Ok(n),
+            _ => Err(self.invalid(format!(
+                "expected a whole number from {min} to {max}, got {}",
+                self.shown()
+            ))),
+        }
+    }
+
+    /// A list: a YAML/JSON array of strings, or text as a JSON array or
+    /// comma-separated. Entries must not be empty.
+    fn list(&self) -> Result<Vec<String>, ConfigError> {
+        let items: Vec<Value> = match self.raw {
+            RawValue::Json(Value::Array(a)) => a.clone(),
+            RawValue::Json(Value::Null) => Vec::new(),
+            RawValue::Text(t) if t.trim_start().starts_with('[') => {
+                match serde_json::from_str::<Vec<Value>>(t) {
+                    Ok(a) => a,
+                    Err(e) => return Err(self.invalid(format!("invalid JSON list: {e}"))),
+                }
+            }
+            RawValue::Text(t) => t
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::String(s.into()))
+                .collect(),
+            _ => {
+                return Err(
+                    self.invalid(format!("expected a list of strings, got {}", self.shown()))
+                );
+            }
+        };
+        items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+                other => Err(self.invalid(format!(
+                    "expected a list of non-empty strings, got the entry {other}"
+                ))),
+            })
+            .collect()
+    }
+
+    /// Unset when null.
+    fn optional_list(&self) -> Result<Option<Vec<String>>, ConfigError> {
+        match self.raw {
+            RawValue::Json(Value::Null) => Ok(None),
+            _ => self.list().map(Some),
+        }
+    }
+}
+
+/// `keeper.api_key` before its reference is resolved.
+pub(crate) struct PendingSecret {
+    pub(crate) text: String,
+    pub(crate) source: SettingSource,
+}
+
+/// Checks one key's value and stores it in `settings`. The API key is returned
+/// in `api_key` for resolution after every layer is merged.
+pub(crate) fn apply(
+    settings: &mut Settings,
+    api_key: &mut Option<PendingSecret>,
+    key: &str,
+    raw: &RawValue,
+    source: &SettingSource,
+) -> Result<(), ConfigError> {
+    let f = Field { key, raw, source };
+    let k = &mut settings.keeper;
+    let h = &mut settings.http;
+    let o = &mut settings.output;
+    match key {
+        "keeper.base_url" => k.base_url = base_url(&f)?,
+        "keeper.api_key" => {
+            *api_key = match raw {
+                RawValue::Json(Value::Null) => None,
+                RawValue::Json(Value::String(s)) | RawValue::Text(s) if s.trim().is_empty() => None,
+                RawValue::Json(Value::String(s)) | RawValue::Text(s) => Some(PendingSecret {
+                    text: s.trim().to_string(),
+                    source: source.clone(),
+                }),
+                // Never quote a secret's value, even a mistyped one.
+                _ => {
+                    return Err(f.invalid(
+                        "expected a string (a key, secret://env/NAME or secret://file/PATH)",
+                    ));
+                }
+            }
+        }
+        "keeper.max_retries" => k.max_retries = f.int(0, 10)? as u32,
+        "keeper.retry_max_wait_s" => k.retry_max_wait_s = f.int(0, 300)?,
+        "keeper.trust_env" => k.trust_env = f.bool()?,
+        "keeper.verify_tls" => k.verify_tls = f.bool()?,
+        "keeper.timeout_s" => k.timeout_s = f.int(1, 3600)?,
+        "keeper.max_response_bytes" => k.max_response_bytes = f.int(1024, 1 << 32)?,
+        "domain" => settings.domain = f.optional_string()?,
+        "branch" => settings.branch = f.optional_string()?,
+        "transport" => settings.transport = transport(&f)?,
+        "http.host" => h.host = f.nonempty_string()?,
+        "http.port" => h.port = f.int(0, u16::MAX.into())? as u16,
+        "http.path" => {
+            let path = f.nonempty_string()?;
+            if !path.starts_with('/')
+                || path
+                    .chars()
+                    .any(|c| c.is_whitespace() || c == '?' || c == '#')
+            {
+                return Err(f.invalid(format!(
+                    "expected a path starting with /, got {}",
+                    f.shown()
+                )));
+            }
+            h.path = path;
+        }
+        "http.allowed_hosts" => h.allowed_hosts = f.list()?,
+        "http.allowed_origins" => {
+            let origins = f.list()?;
+            if let Some(bad) = origins
+                .iter()
+                .find(|o| !(o.starts_with("http://") || o.starts_with("https://")))
+            {
+                return Err(f.invalid(format!(
+                    "an origin is scheme://host[:port], such as http://localhost; got {bad:?}"
+                )));
+            }
+            h.allowed_origins = origins;
+        }
+        "http.stateless" => h.stateless = f.bool()?,
+        "http.json_response" => h.json_response = f.bool()?,
+        "http.allow_anonymous" => h.allow_anonymous = f.bool()?,
+        "http.max_body_bytes" => h.max_body_bytes = f.int(1024, 1 << 30)? as usize,
+        "output.max_chars" => o.max_chars = f.int(1, 10_000_000)? as usize,
+        "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,
+        "output.max_value_chars" => o.max_value_chars = f.int(1, 10_000_000)? as usize,
+        "changes.max_pages" => settings.changes.max_pages = f.int(1, 10_000)? as u32,
+        "kb.dir" => settings.kb.dir = f.optional_string()?.map(PathBuf::from),
+        "tools.read_only" => settings.tools.read_only = f.bool()?,
+        "tools.allow" => settings.tools.allow = f.optional_list()?,
+        "tools.deny" => settings.tools.deny = f.list()?,
+        _ => {
+            return Err(ConfigError::UnknownKey {
+                key: key.to_string(),
+                origin: source.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn transport(f: &Field<'_>) -> Result<Transport, ConfigError> {
+    match f.string()?.as_str() {
+        "stdio" => Ok(Transport::Stdio),
+        "streamable_http" => Ok(Transport::StreamableHttp),
+        _ => Err(f.invalid(format!(
+            "expected stdio or streamable_http, got {}",
+            f.shown()
+        ))),
+    }
+}
+
+/// Keeper's origin: http or https, a host, no credentials, query or fragment.
+fn base_url(f: &Field<'_>) -> Result<String, ConfigError> {
+    let text = f.nonempty_string()?;
+    let url = url::Url::parse(&text).map_err(|e| {
+        f.invalid(format!(
+            "expected a URL such as http://127.0.0.1:8080 ({e})"
+        ))
+    })?;
+    if !url.username().is_empty() || url.password().is_some() {
+        // Do not quote it: it holds credentials.
+        return Err(f.invalid("must not contain credentials; use herald.keeper.api_key"));
+    }
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(f.invalid(format!(
+            "expected an http:// or https:// URL, got {}",
+            f.shown()
+        )));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(f.invalid(format!(
+            "expected a URL without query or fragment, got {}",
+            f.shown()
+        )));
+    }
+    Ok(text.trim_end_matches('/').to_string())
+}

@@ -1,0 +1,315 @@
+//! Settings: the `herald` section of the Lorebase settings, layered as herald.md
+//! says, lowest first:
+//!
+//! 1. the YAML file named by `LOREBASE_CONFIG` (its `herald` section; other
+//!    sections are ignored; a named file that is missing or invalid fails);
+//! 2. `LOREBASE__HERALD__...` variables, a double underscore going one level
+//!    down (`LOREBASE__HERALD__KEEPER__MAX_RETRIES=0`);
+//! 3. the short variables `LOREBASE_URL`, `LOREBASE_API_KEY`,
+//!    `LOREBASE_DOMAIN`, `LOREBASE_BRANCH` (ignored when empty);
+//! 4. [`Overrides`]: flags or binding options, each labelled with its source
+//!    (`--port`, `options`).
+//!
+//! Every key and its default is in `config/lorebase.example.yaml` ([`KEYS`]).
+//! Text values (variables, text flags) are parsed by the key's type: booleans
+//! as `true`/`false` (or `1`/`0`, `yes`/`no`), lists as a JSON array or
+//! comma-separated; an empty text unsets an optional key. An unknown key, a
+//! wrong type or an impossible value fails with one [`ConfigError`] line naming
+//! the key and its source. `keeper.api_key` is a literal, `secret://env/NAME`
+//! or `secret://file/PATH`, resolved after the layers are merged.
+//!
+//! ```no_run
+//! use herald_core::config::{Overrides, Settings};
+//! let mut flags = Overrides::new();
+//! flags.set("http.port", 8091, "--port");
+//! let settings = Settings::load(flags)?;
+//! # Ok::<(), herald_core::config::ConfigError>(())
+//! ```
+
+mod error;
+mod keys;
+mod layers;
+mod secret;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::{ConfigError, SettingSource};
+pub use keys::KEYS;
+pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
+pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
+
+/// How Herald talks to its MCP host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// One Herald per agent, started by the host.
+    #[default]
+    Stdio,
+    /// One shared Herald; each caller sends its own key.
+    StreamableHttp,
+}
+
+/// All of Herald's settings, resolved (secrets included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// How to reach Keeper.
+    pub keeper: KeeperSettings,
+    /// The Domain used when a call names none.
+    pub domain: Option<String>,
+    /// The branch used when a call names none (default: the Domain's default branch).
+    pub branch: Option<String>,
+    /// stdio or Streamable HTTP.
+    pub transport: Transport,
+    /// The Streamable HTTP listener.
+    pub http: HttpSettings,
+    /// Output caps.
+    pub output: OutputSettings,
+    /// `lorebase_changes` paging bound.
+    pub changes: ChangesSettings,
+    /// The knowledge-base catalog.
+    pub kb: KbSettings,
+    /// Which tools are served.
+    pub tools: ToolSelection,
+}
+
+/// How to reach Keeper.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeeperSettings {
+    /// Keeper origin, default `http://127.0.0.1:8080`.
+    pub base_url: String,
+    /// The key every stdio call carries.
+    pub api_key: Option<Secret>,
+    /// Resends after 429, 503 or an unreachable Keeper (0 = off), default 2.
+    pub max_retries: u32,
+    /// Longest pause before a retry in seconds, default 5.
+    pub retry_max_wait_s: u64,
+    /// Honour `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY`, default false.
+    pub trust_env: bool,
+    /// Verify Keeper's TLS certificate, default true.
+    pub verify_tls: bool,
+    /// Timeout of one request in seconds, default 30.
+    pub timeout_s: u64,
+    /// Largest response body accepted, default 16 MiB.
+    pub max_response_bytes: u64,
+    /// The proxy variables, captured from the environment by
+    /// [`Settings::load`] only when `trust_env` is on (empty otherwise).
+    pub env_proxy: EnvProxy,
+}
+
+/// The proxy variables of the environment (`HTTP_PROXY`, `HTTPS_PROXY`,
+/// `ALL_PROXY`, `NO_PROXY`, upper or lower case). Proxy URLs may carry
+/// credentials, so they are [`Secret`]s.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EnvProxy {
+    /// Proxy for `http://` Keeper URLs.
+    pub http: Option<Secret>,
+    /// Proxy for `https://` Keeper URLs.
+    pub https: Option<Secret>,
+    /// Proxy for both.
+    pub all: Option<Secret>,
+    /// Hosts reached directly (comma-separated, as in `NO_PROXY`).
+    pub no_proxy: Option<String>,
+}
+
+impl EnvProxy {
+    /// Reads the proxy variables of `env` (upper case first, then lower case).
+    pub fn from_env(env: &BTreeMap<String, String>) -> Self {
+        let get = |name: &str| {
+            env.get(name)
+                .or_else(|| env.get(&name.to_ascii_lowercase()))
+                .filter(|v| !v.trim().is_empty())
+                .cloned()
+        };
+        Self {
+            http: get("HTTP_PROXY").map(Secret::new),
+            https: get("HTTPS_PROXY").map(Secret::new),
+            all: get("ALL_PROXY").map(Secret::new),
+            no_proxy: get("NO_PROXY"),
+        }
+    }
+
+    /// Whether no proxy is set.
+    pub fn is_empty(&self) -> bool {
+        self.http.is_none() && self.https.is_none() && self.all.is_none()
+    }
+}
+
+/// The Streamable HTTP listener.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpSettings {
+    /// Default `127.0.0.1`.
+    pub host: String,
+    /// Default 8090.
+    pub port: u16,
+    /// Default `/mcp`.
+    pub path: String,
+    /// Host values accepted besides `127.0.0.1`, `localhost` and `[::1]`.
+    pub allowed_hosts: Vec<String>,
+    /// Origins accepted besides `http://127.0.0.1` and `http://localhost`.
+    pub allowed_origins: Vec<String>,
+    /// No sessions: any replica serves any call. Default true.
+    pub stateless: bool,
+    /// JSON responses instead of SSE streams. Default true.
+    pub json_response: bool,
+    /// Let header-less calls through to Keeper without a credential. Default false.
+    pub allow_anonymous: bool,
+    /// Largest request body accepted, default 1 MiB.
+    pub max_body_bytes: usize,
+}
+
+/// Output caps (herald.md, Output size).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputSettings {
+    /// Longest tool output in characters, default 12000.
+    pub max_chars: usize,
+    /// Longest list, default 50.
+    pub max_items: usize,
+    /// Longest single value in characters, default 500.
+    pub max_value_chars: usize,
+}
+
+/// `lorebase_changes` paging bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangesSettings {
+    /// Most branch-log pages read back to `since`, default 10.
+    pub max_pages: u32,
+}
+
+/// The knowledge-base catalog.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KbSettings {
+    /// The catalog directory; none means no KB tools.
+    pub dir: Option<PathBuf>,
+}
+
+/// Which tools are served (beyond the seed: read-only mode, allow and deny lists).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolSelection {
+    /// Drop `lorebase_execute`.
+    pub read_only: bool,
+    /// Serve only these tools (exact names), when set.
+    pub allow: Option<Vec<String>>,
+    /// Never serve these tools.
+    pub deny: Vec<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            keeper: KeeperSettings {
+                base_url: "http://127.0.0.1:8080".into(),
+                api_key: None,
+                max_retries: 2,
+                retry_max_wait_s: 5,
+                trust_env: false,
+                verify_tls: true,
+                timeout_s: 30,
+                max_response_bytes: 16 * 1024 * 1024,
+                env_proxy: EnvProxy::default(),
+            },
+            domain: None,
+            branch: None,
+            transport: Transport::Stdio,
+            http: HttpSettings {
+                host: "127.0.0.1".into(),
+                port: 8090,
+                path: "/mcp".into(),
+                allowed_hosts: Vec::new(),
+                allowed_origins: Vec::new(),
+                stateless: true,
+                json_response: true,
+                allow_anonymous: false,
+                max_body_bytes: 1024 * 1024,
+            },
+            output: OutputSettings {
+                max_chars: 12_000,
+                max_items: 50,
+                max_value_chars: 500,
+            },
+            changes: ChangesSettings { max_pages: 10 },
+            kb: KbSettings::default(),
+            tools: ToolSelection::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// Loads the settings from the process environment (and the file named by
+    /// `LOREBASE_CONFIG`), with `overrides` on top. Variables that are not
+    /// valid UTF-8 are ignored.
+    pub fn load(overrides: Overrides) -> Result<Self, ConfigError> {
+        Self::load_with_env(&process_env(), &overrides)
+    }
+
+    /// [`Settings::load`] with an explicit environment instead of the process's
+    /// (for tests and embedders). `secret://env/NAME` and the proxy variables
+    /// are read from `env` too.
+    pub fn load_with_env(
+        env: &BTreeMap<String, String>,
+        overrides: &Overrides,
+    ) -> Result<Self, ConfigError> {
+        let layered = layers::collect(env, overrides)?;
+        let mut settings = Settings::default();
+        let mut api_key = None;
+        for (key, (raw, source)) in &layered {
+            keys::apply(&mut settings, &mut api_key, key, raw, source)?;
+        }
+        let source_of = |key: &str| {
+            layered
+                .get(key)
+                .map_or(SettingSource::Default, |(_, s)| s.clone())
+        };
+        if settings.keeper.trust_env && !settings.keeper.verify_tls {
+            return Err(ConfigError::Conflict(format!(
+                "herald.keeper.trust_env: true (from {}) cannot go with herald.keeper.verify_tls: false (from {}): \
+                 a proxy from the environment could read the traffic unnoticed",
+                source_of("keeper.trust_env"),
+                source_of("keeper.verify_tls"),
+            )));
+        }
+        if let Some(pending) = api_key {
+            let secret = resolve_secret(&pending.text, env).map_err(|e| ConfigError::Secret {
+                key: "keeper.api_key".into(),
+                origin: pending.source.clone(),
+                reason: e.to_string(),
+            })?;
+            settings.keeper.api_key = Some(secret);
+        }
+        if settings.keeper.trust_env {
+            settings.keeper.env_proxy = EnvProxy::from_env(env);
+        }
+        Ok(settings)
+    }
+
+    /// Settings for bindings: the process environment and file as in
+    /// [`Settings::load`], then `options`, a JSON object shaped like the YAML
+    /// `herald` section (`{"keeper": {"base_url": "..."}, "domain": "supply"}`),
+    /// labelled `options` in error messages.
+    pub fn from_json(options: &serde_json::Value) -> Result<Self, ConfigError> {
+        Self::load(Overrides::from_json(options, "options")?)
+    }
+
+    /// [`Settings::from_json`] from JSON text (an empty text means no options).
+    pub fn from_json_str(options: &str) -> Result<Self, ConfigError> {
+        if options.trim().is_empty() {
+            return Self::load(Overrides::new());
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(options).map_err(|e| ConfigError::Invalid {
+                key: "*".into(),
+                origin: SettingSource::Override("options".into()),
+                reason: format!("invalid JSON: {e}"),
+            })?;
+        Self::from_json(&value)
+    }
+}
+
+/// The process environment as a map (non-UTF-8 variables left out).
+pub fn process_env() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}

@@ -1,0 +1,411 @@
+//! Text renderings of the reads: schema, one Record, resolve, query, search and
+//! neighborhood.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Lines, count, quoted, score, short_id, short_rev};
+use crate::config::OutputSettings;
+use crate::keeper::model::*;
+
+/// `lorebase_schema`: Kinds (`!` = required), Relations, Operations, Traits,
+/// LENSES, Sources, then the SEARCH line.
+pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
+    let mut l = Lines::new(caps);
+    l.line(format!(
+        "{} rev {} on {}: {}, {}",
+        s.domain,
+        short_rev(&s.revision),
+        s.branch,
+        count(s.kinds.len() as u64, "Kind", "Kinds"),
+        count(s.relations.len() as u64, "Relation", "Relations")
+    ));
+    l.line("KINDS");
+    l.list(&s.kinds, "Kinds", "", |l, k| {
+        let mut head = format!(
+            "{} key {} title {}, {}",
+            k.name,
+            k.key,
+            k.title,
+            count(k.record_count, "record", "records")
+        );
+        if !k.traits.is_empty() {
+            head.push_str(&format!(", traits {}", k.traits.join(", ")));
+        }
+        if k.embedded {
+            head.push_str(", embedded");
+        }
+        if let Some(d) = &k.description {
+            head.push_str(&format!(": {}", l.val(&Value::String(d.clone()))));
+        }
+        l.line(head);
+        if !k.synonyms.is_empty() {
+            l.line(format!("  synonyms: {}", k.synonyms.join(", ")));
+        }
+        let attrs: Vec<String> = k.attributes.iter().map(attribute).collect();
+        l.line(format!("  {}", attrs.join(", ")));
+        for a in &k.attributes {
+            let mut extra = Vec::new();
+            if let Some(d) = &a.description {
+                extra.push(l.val(&Value::String(d.clone())));
+            }
+            if !a.values.is_empty() {
+                extra.push(format!("values {}", a.values.join(", ")));
+            }
+            if !a.synonyms.is_empty() {
+                extra.push(format!("synonyms {}", a.synonyms.join(", ")));
+            }
+            if !extra.is_empty() {
+                l.line(format!("    {}: {}", a.name, extra.join("; ")));
+            }
+        }
+        if !k.operations.is_empty() {
+            l.line(format!("  ops: {}", k.operations.join(", ")));
+        }
+    });
+    if !s.relations.is_empty() {
+        l.line("RELATIONS");
+        l.list(&s.relations, "Relations", "  ", |l, r| {
+            let mut line = format!("  {}: {} -> {} ({})", r.name, r.from, r.to, r.cardinality);
+            if let Some(d) = &r.description {
+                line.push_str(&format!(": {}", l.val(&Value::String(d.clone()))));
+            }
+            l.line(line);
+        });
+    }
+    if !s.operations.is_empty() {
+        l.line("OPERATIONS");
+        l.list(&s.operations, "Operations", "  ", |l, o| {
+            let params: Vec<String> = o
+                .parameters
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}: {}{}",
+                        p.name,
+                        p.type_name,
+                        if p.required { "!" } else { "" }
+                    )
+                })
+                .collect();
+            let mut line = format!("  {}({})", o.name, params.join(", "));
+            if let Some(k) = &o.kind {
+                line.push_str(&format!(" on {k}"));
+            }
+            line.push_str(match o.review_policy {
+                ReviewPolicy::None => ", review none",
+                ReviewPolicy::Review => ", review required (needs task and intent)",
+            });
+            if let Some(d) = &o.description {
+                line.push_str(&format!(": {}", l.val(&Value::String(d.clone()))));
+            }
+            l.line(line);
+        });
+    }
+    if !s.traits.is_empty() {
+        l.line("TRAITS");
+        l.list(&s.traits, "Traits", "  ", |l, t| {
+            let mut line = format!("  {}: {}", t.name, t.kinds.join(", "));
+            if !t.attributes.is_empty() {
+                line.push_str(&format!(" [{}]", t.attributes.join(", ")));
+            }
+            l.line(line);
+        });
+    }
+    if !s.lenses.is_empty() {
+        l.line("LENSES");
+        l.list(&s.lenses, "lenses", "  ", |l, lens| {
+            let mut parts = vec![format!("kinds {}", lens.kinds.join(", "))];
+            if !lens.traits.is_empty() {
+                parts.push(format!("traits {}", lens.traits.join(", ")));
+            }
+            if !lens.relations.is_empty() {
+                parts.push(format!("relations {}", lens.relations.join(", ")));
+            }
+            if let Some(d) = lens.depth {
+                parts.push(format!("depth {d}"));
+            }
+            if let Some(b) = lens.token_budget {
+                parts.push(format!("token_budget {b}"));
+            }
+            let mut line = format!("  {}: {}", lens.name, parts.join("; "));
+            if let Some(d) = &lens.description {
+                line.push_str(&format!(" ({})", l.val(&Value::String(d.clone()))));
+            }
+            l.line(line);
+        });
+    }
+    if !s.sources.is_empty() {
+        l.line("SOURCES");
+        l.list(&s.sources, "Sources", "  ", |l, src| {
+            l.line(format!("  {}", source(src)))
+        });
+    }
+    l.line(search_line(&s.search));
+    l.into_string()
+}
+
+fn attribute(a: &AttributeDef) -> String {
+    format!(
+        "{}: {}{}{}",
+        a.name,
+        a.type_name,
+        if a.required { "!" } else { "" },
+        if a.sensitive { " (sensitive)" } else { "" }
+    )
+}
+
+/// A Source: `name synced <time> fresh until <date> STALE`.
+pub fn source(s: &SourceInfo) -> String {
+    let mut line = s.name.clone();
+    if let Some(t) = &s.synced_at {
+        line.push_str(&format!(" synced {t}"));
+    }
+    if let Some(t) = &s.fresh_until {
+        line.push_str(&format!(" fresh until {t}"));
+    }
+    if s.stale {
+        line.push_str(" STALE");
+    }
+    line
+}
+
+fn search_line(s: &SearchInfo) -> String {
+    let mut line = format!("SEARCH modes {}", s.modes.join(", "));
+    match &s.embedding {
+        Some(e) => line.push_str(&format!(
+            "; embed query_vector with {} (dimension {})",
+            e.model, e.dimension
+        )),
+        None => line.push_str("; no embedding model (lexical only)"),
+    }
+    line
+}
+
+/// `lorebase_get`: the values, masked attributes, Link counts, and the Links
+/// when asked for.
+pub fn record(r: &RecordView, caps: &OutputSettings) -> String {
+    let mut l = Lines::new(caps);
+    l.line(format!(
+        "{} {} rev {} on {}",
+        r.record,
+        quoted(&r.title, caps.max_value_chars),
+        short_rev(&r.revision),
+        r.branch
+    ));
+    let values: Vec<(&String, &Value)> = r.values.iter().collect();
+    l.list(&values, "values", "", |l, (k, v)| {
+        let line = format!("{k}: {}", l.val(v));
+        l.line(line);
+    });
+    if !r.masked.is_empty() {
+        l.line(format!("masked: {}", r.masked.join(", ")));
+    }
+    l.line(link_counts(&r.link_counts));
+    if let Some(links) = &r.links {
+        l.list(links, "links", "  ", |l, k| {
+            l.line(format!("  {}", link(k)))
+        });
+    }
+    l.into_string()
+}
+
+fn link_counts(counts: &BTreeMap<String, u64>) -> String {
+    if counts.is_empty() {
+        return "links: none".into();
+    }
+    let parts: Vec<String> = counts.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    format!("links: {}", parts.join(", "))
+}
+
+/// A Link: `Supplier/S-1 -supplies-> Part/P-1`.
+pub fn link(k: &Link) -> String {
+    format!("{} -{}-> {}", k.from, k.relation, k.to)
+}
+
+/// `lorebase_resolve`, as herald.md's "From words to counts" shows it.
+pub fn resolve(r: &ResolveResponse, caps: &OutputSettings) -> String {
+    let mut l = Lines::new(caps);
+    l.line(format!(
+        "rev {}: {}",
+        short_id(&r.revision, 8),
+        count(r.candidates.len() as u64, "candidate", "candidates")
+    ));
+    let numbered: Vec<(usize, &Candidate)> = r.candidates.iter().enumerate().collect();
+    l.list(&numbered, "candidates", "", |l, (i, c)| {
+        candidate(l, i + 1, c)
+    });
+    if !r.unmatched.is_empty() {
+        l.line(format!("unmatched: {}", r.unmatched.join(", ")));
+    }
+    if !r.skipped_levels.is_empty() {
+        let parts: Vec<String> = r
+            .skipped_levels
+            .iter()
+            .map(|s| format!("{} ({})", s.level.as_str(), s.reason))
+            .collect();
+        l.line(format!("skipped: {}", parts.join(", ")));
+    }
+    coverage(&mut l, &r.coverage);
+    l.into_string()
+}
+
+fn candidate(l: &mut Lines<'_>, n: usize, c: &Candidate) {
+    let attr = c.attribute.as_deref().unwrap_or("");
+    let typ = c
+        .attribute_type
+        .as_deref()
+        .map(|t| format!(" ({t})"))
+        .unwrap_or_default();
+    let what = match c.candidate_type {
+        CandidateType::Kind => format!("kind {}", c.kind),
+        CandidateType::Attribute => format!("attribute {}.{attr}{typ}", c.kind),
+        CandidateType::Value => {
+            let values: Vec<String> = c.values.iter().map(|v| l.val(v)).collect();
+            format!("value {}.{attr}{typ} = {}", c.kind, values.join(", "))
+        }
+    };
+    let matched: Vec<String> = c.matched.iter().map(|m| format!("'{m}'")).collect();
+    let mut line = format!(
+        "{n}. {what} | {} {} for {}",
+        c.level.as_str(),
+        score(c.score),
+        matched.join(", ")
+    );
+    if let Some(rc) = c.record_count {
+        line.push_str(&format!(", {}", count(rc, "record", "records")));
+    }
+    l.line(line);
+    if let Some(w) = &c.where_predicate {
+        l.line(format!(
+            "   where: {}",
+            serde_json::to_string(w).unwrap_or_default()
+        ));
+    }
+}
+
+fn coverage(l: &mut Lines<'_>, signals: &[CoverageSignal]) {
+    l.list(signals, "coverage signals", "", |l, s| {
+        let line = format!("coverage: {}", l.val(&Value::String(s.message.clone())));
+        l.line(line);
+    });
+}
+
+/// `lorebase_query`: `count <Kind> <value>: <n>` lines, the rows `ref "title" |
+/// attr=value`, their included neighbors, `next_cursor:` and `coverage:` lines.
+pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
+    let mut l = Lines::new(caps);
+    if let Some(a) = &q.aggregate {
+        l.list(&a.groups, "groups", "", |l, g| {
+            let value = match &g.value {
+                Value::Null => "(none)".to_string(),
+                v => l.val(v),
+            };
+            l.line(format!("count {} {value}: {}", a.kind, g.count));
+        });
+    }
+    l.line(format!(
+        "rows: {} of {} (rev {})",
+        q.rows.len(),
+        q.total,
+        short_rev(&q.revision)
+    ));
+    l.list(&q.rows, "rows", "", |l, row| {
+        let mut line = format!(
+            "{} {}",
+            row.record,
+            quoted(&row.title, l.caps().max_value_chars)
+        );
+        for (k, v) in &row.values {
+            line.push_str(&format!(" | {k}={}", l.val(v)));
+        }
+        l.line(line);
+        for (relation, neighbors) in &row.included {
+            l.list(neighbors, "neighbors", "  ", |l, n| {
+                let mut line = format!(
+                    "  {relation} -> {} {}",
+                    n.record,
+                    quoted(&n.title, l.caps().max_value_chars)
+                );
+                for (k, v) in &n.values {
+                    line.push_str(&format!(" | {k}={}", l.val(v)));
+                }
+                l.line(line);
+            });
+        }
+    });
+    if let Some(c) = &q.next_cursor {
+        l.line(format!("next_cursor: {c}"));
+    }
+    coverage(&mut l, &q.coverage);
+    l.into_string()
+}
+
+/// `lorebase_search`: ranked hits with score and snippet.
+pub fn search(s: &SearchResponse, caps: &OutputSettings) -> String {
+    let mut l = Lines::new(caps);
+    l.line(format!(
+        "{} search rev {}: {}",
+        s.mode,
+        short_rev(&s.revision),
+        count(s.hits.len() as u64, "hit", "hits")
+    ));
+    let numbered: Vec<(usize, &SearchHit)> = s.hits.iter().enumerate().collect();
+    l.list(&numbered, "hits", "", |l, (i, h)| {
+        l.line(format!(
+            "{}. {} {} {}",
+            i + 1,
+            h.record,
+            quoted(&h.title, l.caps().max_value_chars),
+            score(h.score)
+        ));
+        if !h.snippet.is_empty() {
+            let snippet = l.val(&Value::String(h.snippet.clone()));
+            l.line(format!("   {snippet}"));
+        }
+    });
+    if s.truncated_candidates {
+        l.line("truncated_candidates: every term was so common that only a sample of the matches was ranked; add rarer words or filters");
+    }
+    if s.truncated {
+        l.line("truncated: the vector list stopped short while more Records match the filters; narrow the filters");
+    }
+    l.into_string()
+}
+
+/// `lorebase_neighborhood`: nodes (with values when asked for), then edges.
+pub fn neighborhood(n: &NeighborhoodResponse, caps: &OutputSettings) -> String {
+    let mut l = Lines::new(caps);
+    l.line(format!(
+        "neighborhood rev {}: {}, {}",
+        short_rev(&n.revision),
+        count(n.nodes.len() as u64, "node", "nodes"),
+        count(n.edges.len() as u64, "edge", "edges")
+    ));
+    l.list(&n.nodes, "nodes", "", |l, node| {
+        l.line(format!(
+            "{} {} depth {}",
+            node.record,
+            quoted(&node.title, l.caps().max_value_chars),
+            node.depth
+        ));
+        if let Some(values) = &node.values {
+            let parts: Vec<String> = values
+                .iter()
+                .map(|(k, v)| format!("{k}={}", l.val(v)))
+                .collect();
+            if !parts.is_empty() {
+                l.line(format!("  {}", parts.join(" | ")));
+            }
+        }
+    });
+    if !n.edges.is_empty() {
+        l.line("EDGES");
+        l.list(&n.edges, "edges", "", |l, e| l.line(link(e)));
+    }
+    if n.truncated {
+        l.line("truncated: Keeper's node or edge cap stopped the walk; lower depth, name relations or raise max_nodes/max_edges");
+    }
+    l.into_string()
+}

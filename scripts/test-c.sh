@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The C API's tests (issue 10): the Rust tests of lorebase-herald-capi (the checked-in
+# header is what cbindgen makes of the crate; the ABI against the sandbox), then a C
+# program compiled with the system cc against the header, linked once against the
+# shared library and run under valgrind (a leak or a memory error fails), and once
+# against the static library, both against a sandbox Keeper started here.
+# Debug builds in the workspace target dir. Needs cc, python3 (to read the READY
+# line) and valgrind (installed with apt-get when missing and possible).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+target="${CARGO_TARGET_DIR:-$root/target}"
+lib_dir="$target/debug"
+out="$target/capi-test"
+mkdir -p "$out"
+# Hermetic settings: the tests pass theirs explicitly (the C program sets the short
+# variables itself for its NULL-settings case).
+for var in $(compgen -e | grep '^LOREBASE' || true); do unset "$var"; done
+
+step() { printf '\n--- c api: %s\n' "$*" >&2; }
+
+step "build the library and the sandbox"
+cargo build --locked -p lorebase-herald-capi -p lorebase-sandbox
+
+step "rust tests (header staleness, ABI against the sandbox)"
+cargo test --locked -p lorebase-herald-capi
+
+if ! command -v valgrind >/dev/null 2>&1; then
+  step "install valgrind"
+  sudo_cmd=""
+  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"; fi
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq valgrind >/dev/null
+fi
+
+step "the shared library exports exactly the functions the header declares"
+exported="$(nm -D --defined-only "$lib_dir/liblorebase_herald.so" | awk '{print $3}' | grep '^lorebase_herald_' | sort)"
+declared="$(grep -oE '\blorebase_herald_[a-z_]+\(' bindings-c/include/lorebase_herald.h | tr -d '(' | sort -u)"
+if [ -z "$exported" ] || [ "$exported" != "$declared" ]; then
+  diff <(printf '%s\n' "$declared") <(printf '%s\n' "$exported") >&2 || true
+  echo "the exports of liblorebase_herald.so (right) differ from the header (left)" >&2
+  exit 1
+fi
+
+step "compile the C test program (shared and static)"
+cflags=(-std=c11 -Wall -Wextra -Werror -pedantic -g -O1 -I bindings-c/include)
+cc "${cflags[@]}" bindings-c/tests/c/capi_test.c \
+  -L "$lib_dir" -llorebase_herald -Wl,-rpath,"$lib_dir" -lpthread \
+  -o "$out/capi_test_shared"
+# The native libraries a Rust staticlib needs on Linux (rustc --print native-static-libs).
+cc "${cflags[@]}" bindings-c/tests/c/capi_test.c \
+  "$lib_dir/liblorebase_herald.a" -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
+  -o "$out/capi_test_static"
+cc "${cflags[@]}" bindings-c/tests/c/leak_canary.c \
+  -L "$lib_dir" -llorebase_herald -Wl,-rpath,"$lib_dir" -lpthread \
+  -o "$out/leak_canary"
+if command -v c++ >/dev/null 2>&1; then
+  # The header is usable from C++ too.
+  printf '#include "lorebase_herald.h"\nint main() { return lorebase_herald_version() ? 0 : 1; }\n' \
+    | c++ -std=c++17 -Wall -Wextra -Werror -I bindings-c/include -x c++ -fsyntax-only -
+fi
+
+step "start the sandbox Keeper"
+sandbox_out="$out/sandbox.stdout"
+: >"$sandbox_out"
+"$lib_dir/lorebase-sandbox" --port 0 --auth api_key >"$sandbox_out" 2>"$out/sandbox.stderr" &
+sandbox_pid=$!
+trap 'kill "$sandbox_pid" 2>/dev/null || true; wait "$sandbox_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 300); do
+  grep -q '^LOREBASE_SANDBOX_READY ' "$sandbox_out" && break
+  kill -0 "$sandbox_pid" 2>/dev/null || { cat "$out/sandbox.stderr" >&2; echo "the sandbox exited" >&2; exit 1; }
+  sleep 0.1
+done
+ready="$(grep -m1 '^LOREBASE_SANDBOX_READY ' "$sandbox_out" || true)"
+[ -n "$ready" ] || { cat "$out/sandbox.stderr" >&2; echo "the sandbox never became ready" >&2; exit 1; }
+read -r LOREBASE_TEST_URL LOREBASE_TEST_KEY < <(printf '%s' "${ready#LOREBASE_SANDBOX_READY }" | python3 -c '
+import json, sys
+ready = json.load(sys.stdin)
+key = next(k["key"] for k in ready["keys"] if k["principal"] == "agt_reader")
+print(ready["url"], key)')
+export LOREBASE_TEST_URL LOREBASE_TEST_KEY
+
+step "run the static build"
+"$out/capi_test_static"
+
+memcheck=(valgrind --quiet --error-exitcode=99 --leak-check=full
+  --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible
+  --suppressions=bindings-c/tests/c/valgrind.supp)
+
+step "valgrind catches a leak (the canary leaks one string on purpose)"
+canary_status=0
+"${memcheck[@]}" --log-file="$out/leak_canary.valgrind" "$out/leak_canary" || canary_status=$?
+if [ "$canary_status" != 99 ] || ! grep -q 'definitely lost' "$out/leak_canary.valgrind"; then
+  cat "$out/leak_canary.valgrind" >&2
+  echo "valgrind did not report the canary's leak (exit $canary_status): the leak check proves nothing" >&2
+  exit 1
+fi
+
+step "run the shared build under valgrind"
+"${memcheck[@]}" "$out/capi_test_shared"
+
+step "passed"

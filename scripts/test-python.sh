@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Python stage (issue 8): builds the `lorebase-herald` wheel with maturin in the debug
+# profile into dist/, installs it with the test requirements into a fresh virtualenv,
+# and runs python/tests (the Python API, concurrency, the console script against the
+# native binary, `uvx --from dist/<wheel>` driven by the `mcp` SDK, the framework
+# adapters), all against the sandbox Keeper on loopback ports.
+# Everything it installs comes from PyPI (maturin, uv, mypy, pytest, mcp, the frameworks).
+#
+#   ./scripts/test-python.sh                 # everything
+#   ./scripts/test-python.sh -k adapters     # extra arguments go to pytest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+PYTHON="${PYTHON:-python3}"
+TOOLS="$ROOT/target/python-tools"      # maturin, uv, mypy (kept between runs)
+VENV="$ROOT/python/.venv"              # the test environment (made anew each run)
+
+stage() { printf '\n=== python: %s\n' "$*" >&2; }
+
+stage "build tools (maturin, uv, mypy)"
+if [ ! -x "$TOOLS/bin/python" ]; then
+  "$PYTHON" -m venv "$TOOLS"
+fi
+"$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check -r python/tools-requirements.txt
+
+stage "native binaries (sandbox Keeper, lorebase-herald)"
+cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+export SANDBOX_BIN="$ROOT/target/debug/lorebase-sandbox"
+export HERALD_BIN="$ROOT/target/debug/lorebase-herald"
+
+stage "wheel (debug profile) into dist/"
+mkdir -p dist
+rm -f dist/lorebase_herald-*.whl
+(cd python && "$TOOLS/bin/maturin" build --locked --profile dev --out "$ROOT/dist" --interpreter "$PYTHON")
+WHEEL="$(ls dist/lorebase_herald-*.whl)"
+export HERALD_WHEEL="$ROOT/$WHEEL"
+echo "built $WHEEL" >&2
+
+stage "fresh virtualenv with the wheel and the test requirements"
+rm -rf "$VENV"
+"$TOOLS/bin/uv" venv --quiet --python "$PYTHON" "$VENV"
+"$TOOLS/bin/uv" pip install --quiet --python "$VENV/bin/python" \
+  "lorebase-herald[langchain,pydantic-ai,openai-agents] @ $HERALD_WHEEL" -r python/tests/requirements.txt
+
+stage "abi3: the same wheel on the oldest supported Python (3.9), where one is installed"
+PY39="${ABI3_PYTHON:-$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.9*/bin/python3.9 2>/dev/null | tail -n 1 || true)}"
+if [ -n "$PY39" ] && [ -x "$PY39" ]; then
+  rm -rf "$ROOT/target/python-abi3-venv"
+  "$TOOLS/bin/uv" venv --quiet --python "$PY39" "$ROOT/target/python-abi3-venv"
+  "$TOOLS/bin/uv" pip install --quiet --offline --python "$ROOT/target/python-abi3-venv/bin/python" "$HERALD_WHEEL"
+  # Every module compiles there (the adapters too), and the smoke test passes.
+  "$ROOT/target/python-abi3-venv/bin/python" -c "import compileall, lorebase_herald, os, sys; sys.exit(not compileall.compile_dir(os.path.dirname(lorebase_herald.__file__), quiet=1))"
+  PATH="$ROOT/target/python-abi3-venv/bin:$PATH" "$ROOT/target/python-abi3-venv/bin/python" python/tests/smoke_wheel.py
+else
+  echo "no Python 3.9 found (set ABI3_PYTHON to check one): skipped" >&2
+fi
+
+stage "types (mypy --strict on the package, with the frameworks installed)"
+(cd python && "$TOOLS/bin/mypy" --strict --no-incremental --python-executable "$VENV/bin/python" lorebase_herald)
+
+stage "pytest"
+cd "$ROOT/python/tests"
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"

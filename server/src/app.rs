@@ -1,0 +1,268 @@
+//! Putting it together: settings, the toolbox, the served tools, and the
+//! command to run.
+
+use std::path::Path;
+
+use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
+use herald_core::tools::Toolbox;
+use rmcp::ServiceExt;
+
+use crate::cli::{Cli, Command};
+use crate::credential::CallerAuth;
+use crate::error::ServerError;
+use crate::handler::HeraldServer;
+use crate::served_tools::ServedTools;
+use crate::shutdown::Shutdown;
+use crate::{commands, http};
+
+/// How MCP hosts start this Herald (for the host configurations `demo`
+/// prints): the program, then its leading arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launcher {
+    /// The program (`lorebase-herald`, `/abs/path/lorebase-herald`, `npx`).
+    pub command: String,
+    /// Arguments before Herald's own (`["lorebase-herald"]` for `npx`).
+    pub args: Vec<String>,
+}
+
+impl Launcher {
+    /// From the first argument of [`crate::run_cli`]: split on whitespace
+    /// (bindings pass `npx lorebase-herald` or `uvx lorebase-herald`); a
+    /// relative path to a file is made absolute (hosts start servers from
+    /// another directory).
+    pub fn from_argv0(argv0: &str) -> Self {
+        let mut words = argv0.split_whitespace().map(str::to_string);
+        let command = words.next().unwrap_or_else(|| "lorebase-herald".into());
+        let command = if command.contains('/') && Path::new(&command).is_relative() {
+            std::fs::canonicalize(&command)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or(command)
+        } else {
+            command
+        };
+        Self {
+            command,
+            args: words.collect(),
+        }
+    }
+}
+
+/// A Herald ready to serve: its settings, toolbox and served tools.
+#[derive(Debug, Clone)]
+pub struct Herald {
+    /// The resolved settings.
+    pub settings: Settings,
+    /// The toolbox.
+    pub toolbox: Toolbox,
+    /// The tools served (the toolbox's, narrowed by the selection).
+    pub tools: ServedTools,
+    /// Resources and completion: the toolbox without the tool selection.
+    pub reads: Toolbox,
+}
+
+impl Herald {
+    /// Builds the toolbox and the served tools (no Keeper call).
+    pub fn build(settings: Settings) -> Result<Self, ServerError> {
+        let toolbox =
+            Toolbox::new(settings.clone()).map_err(|e| ServerError::Keeper(e.to_string()))?;
+        let tools = ServedTools::select(toolbox.definitions(), &settings.tools)?;
+        let unselected = Settings {
+            tools: Default::default(),
+            kb: Default::default(),
+            ..settings.clone()
+        };
+        let reads = Toolbox::new(unselected).map_err(|e| ServerError::Keeper(e.to_string()))?;
+        Ok(Self {
+            settings,
+            toolbox,
+            tools,
+            reads,
+        })
+    }
+
+    /// The MCP handler for `auth`.
+    pub fn handler(&self, auth: CallerAuth) -> HeraldServer {
+        HeraldServer::new(
+            self.toolbox.clone(),
+            self.reads.clone(),
+            self.tools.clone(),
+            auth,
+        )
+    }
+}
+
+/// Loads the settings: the process environment, the file named by
+/// `--config` or `LOREBASE_CONFIG`, then the flags. In KB-only mode
+/// (`kb DIR`) a settings file that does not exist is skipped; one that
+/// exists must be valid.
+pub fn load_settings(cli: &Cli) -> Result<Settings, ServerError> {
+    load_settings_with(cli, &[])
+}
+
+/// [`load_settings`] with `extra` overrides (dotted key, value, source
+/// label) applied after the flags.
+pub fn load_settings_with(
+    cli: &Cli,
+    extra: &[(&str, serde_json::Value, &str)],
+) -> Result<Settings, ServerError> {
+    let mut env = process_env();
+    if let Some(path) = &cli.flags.config {
+        env.insert(CONFIG_FILE_VAR.into(), path.to_string_lossy().into_owned());
+    }
+    if cli.kb_only()
+        && env
+            .get(CONFIG_FILE_VAR)
+            .is_some_and(|p| !p.trim().is_empty() && !Path::new(p).exists())
+    {
+        tracing::info!("KB-only mode: no settings file at {CONFIG_FILE_VAR}; using the defaults");
+        env.remove(CONFIG_FILE_VAR);
+    }
+    let mut overrides = cli.overrides();
+    for (key, value, label) in extra {
+        overrides.set(key, value.clone(), label);
+    }
+    Settings::load_with_env(&env, &overrides).map_err(|e| ServerError::Settings(e.to_string()))
+}
+
+/// Runs the parsed command line; returns the exit code.
+pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
+    match dispatch(cli, launcher).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("lorebase-herald: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
+    match &cli.command {
+        #[cfg(feature = "demo")]
+        Some(Command::Demo) => crate::demo::run(&cli, &launcher).await,
+        #[cfg(not(feature = "demo"))]
+        Some(Command::Demo) => {
+            let _ = &launcher;
+            Err(ServerError::Usage(
+                "this build has no demo (it was built without the `demo` feature)".into(),
+            ))
+        }
+        Some(Command::Tools { format }) => {
+            let herald = Herald::build(load_settings(&cli)?)?;
+            commands::print_tools(&herald.tools, *format)?;
+            Ok(0)
+        }
+        Some(Command::Call { tool, json }) => {
+            let herald = Herald::build(load_settings(&cli)?)?;
+            commands::call(&herald, tool, json.as_deref()).await
+        }
+        None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
+            let herald = Herald::build(load_settings(&cli)?)?;
+            serve(&herald, Shutdown::on_signals()).await?;
+            Ok(0)
+        }
+    }
+}
+
+/// Serves `herald` on the configured transport until the host goes away
+/// (stdio) or `shutdown` fires.
+pub async fn serve(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
+    match herald.settings.transport {
+        Transport::Stdio => serve_stdio(herald, shutdown).await,
+        Transport::StreamableHttp => {
+            let bound = http::bind(&herald.settings.http).await?;
+            announce_http(herald, &bound);
+            let handler = herald.handler(CallerAuth::HttpBearer {
+                allow_anonymous: herald.settings.http.allow_anonymous,
+            });
+            http::serve(bound, handler, &herald.settings.http, shutdown).await
+        }
+    }
+}
+
+/// stdio: protocol messages on stdin/stdout, logs on stderr.
+pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
+    if herald.settings.keeper.api_key.is_none() {
+        tracing::info!(
+            "no keeper.api_key (LOREBASE_API_KEY): calls go to Keeper without a credential"
+        );
+    }
+    tracing::info!(
+        keeper = %herald.settings.keeper.base_url,
+        tools = herald.tools.names().len(),
+        "serving MCP over stdio"
+    );
+    let handler = herald.handler(CallerAuth::Configured);
+    let running = match handler
+        .serve_with_ct(rmcp::transport::stdio_pipes(), shutdown.token())
+        .await
+    {
+        Ok(running) => running,
+        Err(e) if shutdown.is_triggered() => {
+            tracing::debug!(error = %e, "stopped before the host initialized");
+            return Ok(());
+        }
+        Err(e) => {
+            // The host closed stdin before initializing: nothing to serve.
+            tracing::info!(error = %e, "the host ended the session before it started");
+            return Ok(());
+        }
+    };
+    let reason = running
+        .waiting()
+        .await
+        .map_err(|e| ServerError::Transport(e.to_string()))?;
+    tracing::info!(?reason, "stdio session ended");
+    Ok(())
+}
+
+/// Prints the ready line on stdout (machine-readable) and a note on stderr.
+fn announce_http(herald: &Herald, bound: &http::Bound) {
+    let url = http::url(bound, &herald.settings.http);
+    let ready = serde_json::json!({
+        "url": url,
+        "healthz": format!("http://{}/healthz", bound.addr),
+        "transport": "streamable_http",
+        "stateless": herald.settings.http.stateless,
+    });
+    println!("LOREBASE_HERALD_READY {ready}");
+    eprintln!(
+        "lorebase-herald: serving MCP on {url} (Keeper {})",
+        herald.settings.keeper.base_url
+    );
+    if herald.settings.http.allow_anonymous {
+        tracing::warn!(
+            "http.allow_anonymous is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only"
+        );
+    }
+    if !bound.addr.ip().is_loopback() && herald.settings.http.allowed_hosts.is_empty() {
+        tracing::warn!(
+            "listening on {} but only loopback Host values are accepted; list the names callers use in http.allowed_hosts",
+            bound.addr
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launcher_from_argv0() {
+        assert_eq!(
+            Launcher::from_argv0("npx lorebase-herald"),
+            Launcher {
+                command: "npx".into(),
+                args: vec!["lorebase-herald".into()]
+            }
+        );
+        assert_eq!(
+            Launcher::from_argv0("lorebase-herald").command,
+            "lorebase-herald"
+        );
+        assert_eq!(Launcher::from_argv0("").command, "lorebase-herald");
+        assert_eq!(
+            Launcher::from_argv0("/usr/bin/lorebase-herald").command,
+            "/usr/bin/lorebase-herald"
+        );
+    }
+}

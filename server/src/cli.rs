@@ -1,0 +1,360 @@
+//! The command line (clap): `lorebase-herald [OPTIONS] [COMMAND]`.
+//!
+//! The flags are the top settings layer: [`Cli::overrides`] turns them into a
+//! JSON object with the nested keys of the YAML `herald` section, which
+//! `Settings::load` applies over the file and the environment.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use herald_core::config::Overrides;
+use serde_json::{Value, json};
+
+/// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
+pub const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("HERALD_COMMIT"),
+    ")"
+);
+
+/// Lorebase Herald: the MCP server for Lorebase Domains.
+#[derive(Debug, Parser)]
+#[command(
+    name = "lorebase-herald",
+    version = VERSION_LINE,
+    about = "Lorebase Herald: a Lorebase Domain (and a markdown KB) as MCP tools, over stdio or Streamable HTTP",
+    long_about = None,
+    after_help = "Without a command, serves per the settings (stdio by default).\n\
+                  Settings: the YAML file named by --config or LOREBASE_CONFIG (herald section), then \
+                  LOREBASE__HERALD__... variables, then LOREBASE_URL, LOREBASE_API_KEY, LOREBASE_DOMAIN, \
+                  LOREBASE_BRANCH, then these flags.\n\
+                  First run: `lorebase-herald demo` (an in-process sample Keeper, no setup)."
+)]
+pub struct Cli {
+    /// What to do (default: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Settings flags, accepted before or after the command.
+    #[command(flatten)]
+    pub flags: Flags,
+}
+
+/// The settings flags.
+#[derive(Debug, Default, Clone, Args)]
+pub struct Flags {
+    /// The YAML settings file (instead of LOREBASE_CONFIG).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// stdio (one Herald per agent) or streamable_http (one shared Herald).
+    #[arg(long, global = true, value_enum)]
+    pub transport: Option<TransportArg>,
+    /// Streamable HTTP: the address to listen on (default 127.0.0.1).
+    #[arg(long, global = true)]
+    pub host: Option<String>,
+    /// Streamable HTTP: the port to listen on (default 8090; 0 picks a free one).
+    #[arg(long, global = true)]
+    pub port: Option<u16>,
+    /// The Domain used when a call names none.
+    #[arg(long, global = true)]
+    pub domain: Option<String>,
+    /// The branch used when a call names none.
+    #[arg(long, global = true)]
+    pub branch: Option<String>,
+    /// Keeper's origin (instead of LOREBASE_URL).
+    #[arg(long = "keeper-url", global = true, value_name = "URL")]
+    pub keeper_url: Option<String>,
+    /// The markdown knowledge-base directory (serves kb_search and kb_get).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub kb: Option<PathBuf>,
+    /// Drop lorebase_execute: serve read tools only.
+    #[arg(long = "read-only", global = true)]
+    pub read_only: bool,
+    /// Serve only these tools (comma-separated exact names).
+    #[arg(long, global = true, value_delimiter = ',', value_name = "NAMES")]
+    pub tools: Option<Vec<String>>,
+    /// Never serve these tools (comma-separated exact names).
+    #[arg(
+        long = "exclude-tools",
+        global = true,
+        value_delimiter = ',',
+        value_name = "NAMES"
+    )]
+    pub exclude_tools: Option<Vec<String>>,
+    /// Log level or filter (error, warn, info, debug, trace; default RUST_LOG, else info).
+    #[arg(long = "log-level", global = true, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+}
+
+/// The transports, as flag values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum TransportArg {
+    /// One Herald per agent, started by the host.
+    Stdio,
+    /// One shared Herald on HTTP; each caller sends its own key.
+    StreamableHttp,
+}
+
+impl TransportArg {
+    /// The settings value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::StreamableHttp => "streamable_http",
+        }
+    }
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve per the settings (the default).
+    Serve,
+    /// Start a sample Keeper in-process and serve Herald on it; prints host configurations.
+    Demo,
+    /// Run one tool call and print its output (exit 1 on a tool error).
+    Call {
+        /// The tool's name (see `lorebase-herald tools`).
+        tool: String,
+        /// The arguments as a JSON object (`-` reads them from stdin; default `{}`).
+        json: Option<String>,
+    },
+    /// List the tools served.
+    Tools {
+        /// text (one line per tool) or json (the definitions a model sees).
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
+    /// Serve only the knowledge-base tools over DIR (no Keeper, no settings file needed).
+    Kb {
+        /// The catalog directory.
+        dir: PathBuf,
+    },
+}
+
+/// How `tools` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// One line per tool.
+    Text,
+    /// The JSON list of definitions, as `tools/list` sends them.
+    Json,
+}
+
+/// The tools of the KB-only mode (`kb DIR`).
+pub const KB_TOOLS: [&str; 2] = ["kb_search", "kb_get"];
+
+impl Cli {
+    /// Parses `args` (the first one is the program name).
+    pub fn parse_args(args: &[String]) -> Result<Self, clap::Error> {
+        Self::try_parse_from(args)
+    }
+
+    /// Whether this run serves only the KB tools (`kb DIR`).
+    pub fn kb_only(&self) -> bool {
+        matches!(self.command, Some(Command::Kb { .. }))
+    }
+
+    /// The overrides layer: one entry per flag given, as a dotted key below
+    /// the YAML `herald` section, its value, and the flag that set it (named
+    /// in error messages).
+    pub fn override_entries(&self) -> Vec<(&'static str, Value, &'static str)> {
+        let f = &self.flags;
+        let mut out = Vec::new();
+        if let Some(t) = f.transport {
+            out.push(("transport", json!(t.as_str()), "--transport"));
+        }
+        if let Some(h) = &f.host {
+            out.push(("http.host", json!(h), "--host"));
+        }
+        if let Some(p) = f.port {
+            out.push(("http.port", json!(p), "--port"));
+        }
+        if let Some(d) = &f.domain {
+            out.push(("domain", json!(d), "--domain"));
+        }
+        if let Some(b) = &f.branch {
+            out.push(("branch", json!(b), "--branch"));
+        }
+        if let Some(u) = &f.keeper_url {
+            out.push(("keeper.base_url", json!(u), "--keeper-url"));
+        }
+        match (&self.command, &f.kb) {
+            (Some(Command::Kb { dir }), _) => {
+                out.push(("kb.dir", json!(dir.to_string_lossy()), "kb DIR"));
+            }
+            (_, Some(dir)) => out.push(("kb.dir", json!(dir.to_string_lossy()), "--kb")),
+            _ => {}
+        }
+        if f.read_only {
+            out.push(("tools.read_only", json!(true), "--read-only"));
+        }
+        match (&f.tools, self.kb_only()) {
+            (Some(allow), _) => out.push(("tools.allow", json!(clean_names(allow)), "--tools")),
+            (None, true) => out.push(("tools.allow", json!(KB_TOOLS), "kb DIR")),
+            (None, false) => {}
+        }
+        if let Some(deny) = &f.exclude_tools {
+            out.push(("tools.deny", json!(clean_names(deny)), "--exclude-tools"));
+        }
+        out
+    }
+
+    /// [`Cli::override_entries`] as the settings' top layer.
+    pub fn overrides(&self) -> Overrides {
+        let mut overrides = Overrides::new();
+        for (key, value, label) in self.override_entries() {
+            overrides.set(key, value, label);
+        }
+        overrides
+    }
+}
+
+/// Trims names and drops empty ones (`--tools "a, b,"`).
+fn clean_names(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        let args: Vec<String> = std::iter::once("lorebase-herald")
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        Cli::parse_args(&args).expect("parses")
+    }
+
+    fn entries(cli: &Cli) -> Vec<(String, Value, String)> {
+        cli.override_entries()
+            .into_iter()
+            .map(|(k, v, l)| (k.to_string(), v, l.to_string()))
+            .collect()
+    }
+
+    fn e(k: &str, v: Value, l: &str) -> (String, Value, String) {
+        (k.into(), v, l.into())
+    }
+
+    #[test]
+    fn no_flags_no_overrides() {
+        let cli = parse(&[]);
+        assert!(cli.command.is_none());
+        assert!(cli.override_entries().is_empty());
+        assert!(cli.overrides().is_empty());
+    }
+
+    #[test]
+    fn flags_become_labelled_overrides() {
+        let cli = parse(&[
+            "--transport",
+            "streamable_http",
+            "--port",
+            "0",
+            "--host",
+            "::1",
+            "--domain",
+            "supply",
+            "--read-only",
+            "--tools",
+            "lorebase_get, lorebase_schema,",
+            "--exclude-tools",
+            "lorebase_diff",
+            "--keeper-url",
+            "http://k:1",
+        ]);
+        assert_eq!(
+            entries(&cli),
+            vec![
+                e("transport", json!("streamable_http"), "--transport"),
+                e("http.host", json!("::1"), "--host"),
+                e("http.port", json!(0), "--port"),
+                e("domain", json!("supply"), "--domain"),
+                e("keeper.base_url", json!("http://k:1"), "--keeper-url"),
+                e("tools.read_only", json!(true), "--read-only"),
+                e(
+                    "tools.allow",
+                    json!(["lorebase_get", "lorebase_schema"]),
+                    "--tools"
+                ),
+                e("tools.deny", json!(["lorebase_diff"]), "--exclude-tools"),
+            ]
+        );
+    }
+
+    #[test]
+    fn flags_after_the_command_count_too() {
+        let cli = parse(&["demo", "--transport", "streamable_http", "--port", "9"]);
+        assert!(matches!(cli.command, Some(Command::Demo)));
+        assert_eq!(
+            entries(&cli),
+            vec![
+                e("transport", json!("streamable_http"), "--transport"),
+                e("http.port", json!(9), "--port"),
+            ]
+        );
+    }
+
+    #[test]
+    fn kb_command_serves_only_kb_tools() {
+        let cli = parse(&["kb", "/tmp/kb"]);
+        assert!(cli.kb_only());
+        assert_eq!(
+            entries(&cli),
+            vec![
+                e("kb.dir", json!("/tmp/kb"), "kb DIR"),
+                e("tools.allow", json!(["kb_search", "kb_get"]), "kb DIR"),
+            ]
+        );
+        let narrowed = parse(&["kb", "/tmp/kb", "--tools", "kb_search"]);
+        assert_eq!(
+            entries(&narrowed)[1],
+            e("tools.allow", json!(["kb_search"]), "--tools")
+        );
+    }
+
+    #[test]
+    fn call_and_tools_parse() {
+        let cli = parse(&["call", "lorebase_get", r#"{"ref":"Supplier/S-1001"}"#]);
+        match cli.command {
+            Some(Command::Call { tool, json }) => {
+                assert_eq!(tool, "lorebase_get");
+                assert_eq!(json.as_deref(), Some(r#"{"ref":"Supplier/S-1001"}"#));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let cli = parse(&["tools", "--format", "json"]);
+        assert!(matches!(
+            cli.command,
+            Some(Command::Tools {
+                format: ListFormat::Json
+            })
+        ));
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        for bad in [
+            vec!["lorebase-herald", "--port", "99999"],
+            vec!["lorebase-herald", "--transport", "carrier-pigeon"],
+            vec!["lorebase-herald", "call"],
+            vec!["lorebase-herald", "nonsense"],
+        ] {
+            let args: Vec<String> = bad.into_iter().map(String::from).collect();
+            assert!(Cli::parse_args(&args).is_err());
+        }
+    }
+
+    #[test]
+    fn version_names_the_commit() {
+        assert!(VERSION_LINE.starts_with(env!("CARGO_PKG_VERSION")));
+        assert!(VERSION_LINE.contains("(commit "));
+    }
+}

@@ -1,0 +1,143 @@
+//! The one-shot commands: `call TOOL [JSON]` and `tools [--format json]`.
+
+use std::io::{Read, Write};
+
+use herald_core::keeper::Credential;
+use herald_core::tools::ToolCallError;
+use serde_json::{Map, Value};
+
+use crate::app::Herald;
+use crate::cli::ListFormat;
+use crate::error::ServerError;
+use crate::served_tools::ServedTools;
+
+/// Largest argument document read from stdin (`call TOOL -`).
+pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Prints the served tools: one line each, or the JSON list of definitions
+/// a model sees (`tools/list`).
+pub fn print_tools(tools: &ServedTools, format: ListFormat) -> Result<(), ServerError> {
+    let text = match format {
+        ListFormat::Json => {
+            let mut t = serde_json::to_string_pretty(tools.tools())
+                .map_err(|e| ServerError::Transport(e.to_string()))?;
+            t.push('\n');
+            t
+        }
+        ListFormat::Text => tools_text(tools),
+    };
+    write_stdout(&text)
+}
+
+/// The text listing: name, read-only or writes, title.
+pub fn tools_text(tools: &ServedTools) -> String {
+    let width = tools.names().iter().map(|n| n.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for tool in tools.tools() {
+        let writes = tool
+            .annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint)
+            .is_some_and(|ro| !ro);
+        let title = tool
+            .title
+            .clone()
+            .or_else(|| tool.description.as_ref().map(|d| d.to_string()))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{:width$}  {:9}  {}\n",
+            tool.name,
+            if writes { "writes" } else { "read-only" },
+            title,
+        ));
+    }
+    out
+}
+
+/// Parses `call`'s JSON argument (`-` reads stdin; none is `{}`).
+pub fn parse_arguments(json: Option<&str>) -> Result<Map<String, Value>, ServerError> {
+    let text = match json {
+        None => return Ok(Map::new()),
+        Some("-") => {
+            let mut buf = String::new();
+            std::io::stdin()
+                .take(MAX_STDIN_BYTES)
+                .read_to_string(&mut buf)?;
+            buf
+        }
+        Some(text) => text.to_string(),
+    };
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ServerError::Usage(
+            "the arguments must be a JSON object, for example '{\"ref\": \"Supplier/S-1001\"}'"
+                .into(),
+        )),
+        Err(e) => Err(ServerError::Usage(format!(
+            "the arguments are not valid JSON: {e}"
+        ))),
+    }
+}
+
+/// Runs one tool call with the configured credential and prints its text.
+/// Exit code 0, or 1 on a tool error; an unknown tool is a usage error (2).
+pub async fn call(herald: &Herald, tool: &str, json: Option<&str>) -> Result<i32, ServerError> {
+    let arguments = parse_arguments(json)?;
+    if herald.tools.get(tool).is_none() {
+        return Err(unknown(tool, &herald.tools));
+    }
+    let out = herald
+        .toolbox
+        .call(tool, arguments, &Credential::Configured)
+        .await
+        .map_err(|e| match e {
+            ToolCallError::UnknownTool(_) => unknown(tool, &herald.tools),
+            e @ ToolCallError::BadArguments(_) => ServerError::Usage(e.to_string()),
+        })?;
+    let mut text = out.text;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    write_stdout(&text)?;
+    Ok(if out.is_error { 1 } else { 0 })
+}
+
+fn unknown(tool: &str, tools: &ServedTools) -> ServerError {
+    let shown: String = tool.chars().take(100).collect();
+    ServerError::Usage(format!(
+        "unknown tool {shown:?}; tools: {}",
+        tools.names().join(", ")
+    ))
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn write_stdout(text: &str) -> Result<(), ServerError> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(ServerError::Io),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_parse() {
+        assert!(parse_arguments(None).unwrap().is_empty());
+        assert!(parse_arguments(Some("  ")).unwrap().is_empty());
+        let m = parse_arguments(Some(r#"{"ref": "Supplier/S-1001"}"#)).unwrap();
+        assert_eq!(m["ref"], "Supplier/S-1001");
+        for bad in ["[1]", "3", "{", "\"x\""] {
+            let e = parse_arguments(Some(bad)).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! The MCP handler: tools, resources, the prompt and completion, over one
+//! [`Toolbox`]. The same handler serves stdio and Streamable HTTP; only the
+//! way it finds a call's credential differs ([`CallerAuth`]).
+
+use std::sync::Arc;
+
+use herald_core::tools::{RenderedOutput, ToolCallError, Toolbox};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use crate::credential::CallerAuth;
+use crate::served_tools::ServedTools;
+use crate::{completion, prompt, resources};
+
+/// The server's name in `serverInfo`.
+pub const SERVER_NAME: &str = "lorebase-herald";
+
+/// What `initialize` tells the host about using Herald.
+pub const INSTRUCTIONS: &str = "Lorebase Herald exposes a Lorebase Domain (a knowledge graph of Records, Links and Operations) as lorebase_* tools. Start with lorebase_context, ground the user's words with lorebase_resolve before lorebase_query, check provenance with lorebase_explain, and write only through lorebase_execute (dry run first). The prompt lorebase_guide explains the workflow.";
+
+/// The MCP server handler. Cheap to clone (one per HTTP request in
+/// stateless mode).
+#[derive(Clone)]
+pub struct HeraldServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    toolbox: Toolbox,
+    /// Reads for resources and completion: the same Keeper and settings,
+    /// without the tool selection (resources are reads, whatever tools are served).
+    reads: Toolbox,
+    tools: ServedTools,
+    auth: CallerAuth,
+    /// Lorebase tools are served (else KB-only: no resources, prompt or completion).
+    lorebase: bool,
+}
+
+impl std::fmt::Debug for HeraldServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeraldServer")
+            .field("tools", &self.inner.tools.names())
+            .field("auth", &self.inner.auth)
+            .finish()
+    }
+}
+
+impl HeraldServer {
+    /// A handler serving `tools` (already narrowed) from `toolbox`; `reads`
+    /// serves resources and completion (a toolbox without the tool selection).
+    pub fn new(toolbox: Toolbox, reads: Toolbox, tools: ServedTools, auth: CallerAuth) -> Self {
+        let lorebase = tools.names().iter().any(|n| n.starts_with("lorebase_"));
+        Self {
+            inner: Arc::new(Inner {
+                toolbox,
+                reads,
+                tools,
+                auth,
+                lorebase,
+            }),
+        }
+    }
+
+    fn require_lorebase<M: rmcp::model::ConstString>(&self) -> Result<(), McpError> {
+        if self.inner.lorebase {
+            Ok(())
+        } else {
+            Err(McpError::method_not_found::<M>())
+        }
+    }
+
+    /// The toolbox.
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.inner.toolbox
+    }
+
+    /// The served tools.
+    pub fn tools(&self) -> &ServedTools {
+        &self.inner.tools
+    }
+}
+
+/// A rendered answer as an MCP tool result: the text block, `isError`, and
+/// `structuredContent` for the `json` format.
+pub fn to_call_result(out: RenderedOutput) -> CallToolResult {
+    let content = vec![ContentBlock::text(out.text)];
+    let mut result = if out.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    if !out.is_error {
+        result.structured_content = out.structured;
+    }
+    result
+}
+
+/// The protocol error for an unknown tool: JSON-RPC invalid params (-32602),
+/// as the MCP specification says.
+pub fn unknown_tool(name: &str, served: &ServedTools) -> McpError {
+    let mut shown: String = name.chars().take(100).collect();
+    if shown.len() < name.len() {
+        shown.push('…');
+    }
+    McpError::invalid_params(
+        format!("Unknown tool: {shown:?}"),
+        Some(serde_json::json!({"available": served.names()})),
+    )
+}
+
+impl ServerHandler for HeraldServer {
+    // `logging` is deprecated by SEP-2577 (2026-07-28) but still part of the
+    // revisions hosts speak today; Herald accepts `logging/setLevel`.
+    #[allow(deprecated)]
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = if self.inner.lorebase {
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_completions()
+                .enable_prompts()
+                .enable_resources()
+                .enable_tools()
+                .build()
+        } else {
+            // KB-only: the knowledge-base tools, nothing that needs Keeper.
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_tools()
+                .build()
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(
+                Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                    .with_title("Lorebase Herald")
+                    .with_description("A Lorebase Domain as MCP tools, resources and a prompt"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(
+            self.inner.tools.tools().to_vec(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.tools.get(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.as_ref();
+        if self.inner.tools.get(name).is_none() {
+            return Err(unknown_tool(name, &self.inner.tools));
+        }
+        let credential = match self.inner.auth.credential(&context.extensions) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::info!(tool = name, "refused a call without a usable credential");
+                return Ok(to_call_result(e.to_output()).into());
+            }
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        tracing::debug!(tool = name, "tool call");
+        match self.inner.toolbox.call(name, arguments, &credential).await {
+            Ok(out) => {
+                if out.is_error {
+                    tracing::debug!(tool = name, "tool error");
+                }
+                Ok(to_call_result(out).into())
+            }
+            Err(ToolCallError::UnknownTool(_)) => Err(unknown_tool(name, &self.inner.tools)),
+            Err(e @ ToolCallError::BadArguments(_)) => {
+                Err(McpError::invalid_params(e.to_string(), None))
+            }
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        self.require_lorebase::<rmcp::model::ListResourcesRequestMethod>()?;
+        let domain = self.inner.toolbox.settings().domain.as_deref();
+        Ok(ListResourcesResult::with_all_items(resources::listed(
+            domain,
+        )))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.require_lorebase::<rmcp::model::ListResourceTemplatesRequestMethod>()?;
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.require_lorebase::<rmcp::model::ReadResourceRequestMethod>()?;
+        let credential = self
+            .inner
+            .auth
+            .credential(&context.extensions)
+            .map_err(|e| McpError::invalid_request(format!("[unauthorized] {e}"), None))?;
+        resources::read(&self.inner.reads, &request.uri, &credential)
+            .await
+            .map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        self.require_lorebase::<rmcp::model::ListPromptsRequestMethod>()?;
+        Ok(ListPromptsResult::with_all_items(
+            vec![prompt::definition()],
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        self.require_lorebase::<rmcp::model::GetPromptRequestMethod>()?;
+        if request.name != prompt::GUIDE_NAME {
+            return Err(McpError::invalid_params(
+                format!(
+                    "Unknown prompt: {:?}; the prompt is {}",
+                    request.name.chars().take(100).collect::<String>(),
+                    prompt::GUIDE_NAME
+                ),
+                None,
+            ));
+        }
+        let domain = self.inner.toolbox.settings().domain.as_deref();
+        prompt::render(request.arguments.as_ref(), domain).map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        self.require_lorebase::<rmcp::model::CompleteRequestMethod>()?;
+        let credential = self.inner.auth.credential(&context.extensions).ok();
+        Ok(completion::complete(&self.inner.reads, &request, credential.as_ref()).await)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // Herald's logs go to stderr (or the HTTP server's log); it sends no
+        // log notifications, so any level is accepted.
+        tracing::debug!(level = ?request.level, "client set the MCP log level");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn json_output_becomes_structured_content() {
+        let r = to_call_result(RenderedOutput {
+            text: "{\"a\":1}".into(),
+            is_error: false,
+            structured: Some(json!({"a": 1})),
+        });
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["isError"], false);
+        assert_eq!(v["structuredContent"], json!({"a": 1}));
+        assert_eq!(v["content"][0]["text"], "{\"a\":1}");
+    }
+
+    #[test]
+    fn tool_errors_carry_is_error_and_no_structure() {
+        let r = to_call_result(RenderedOutput {
+            text: "[not-found] no Record".into(),
+            is_error: true,
+            structured: Some(json!({"ignored": true})),
+        });
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["isError"], true);
+        assert!(v.get("structuredContent").is_none());
+        assert_eq!(v["content"][0]["text"], "[not-found] no Record");
+    }
+
+    #[test]
+    fn unknown_tool_is_invalid_params() {
+        let served =
+            ServedTools::select(Vec::new(), &herald_core::config::ToolSelection::default())
+                .unwrap();
+        let e = unknown_tool(&"x".repeat(1000), &served);
+        assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert!(e.message.len() < 200);
+    }
+}

@@ -1,0 +1,103 @@
+"""`lorebase-herald demo`: the sandbox in-process, Herald on it, the host
+configurations on stderr; over stdio (as a host starts it) and over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import LineReader, StderrCollector, clean_env, http_session, stdio_session, stop, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_demo_over_stdio_serves_the_sample_domains(binaries):
+    # No Keeper URL: the demo brings its own.
+    async with stdio_session(binaries, "http://127.0.0.1:9", args=["demo"]) as session:
+        history = await session.call_tool("lorebase_history", {"ref": "Supplier/S-1001", "values": True})
+        assert not history.is_error, text_of(history)
+        assert "risk_score: 32 -> 90" in text_of(history)
+        resolve = await session.call_tool(
+            "lorebase_resolve", {"domain": "retail", "text": "red shoes per brand", "kinds": ["Product"]}
+        )
+        assert "Calzature" in text_of(resolve)
+
+
+async def test_demo_over_http_prints_host_configs(binaries):
+    proc = subprocess.Popen(
+        [binaries["herald"], "demo", "--transport", "streamable_http", "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_env(),
+    )
+    stderr = StderrCollector(proc.stderr)
+    try:
+        ready = json.loads(LineReader(proc.stdout).wait_for("LOREBASE_HERALD_READY"))
+        async with http_session(ready["url"]) as session:
+            got = await session.call_tool("lorebase_get", {"ref": "Supplier/S-1001"})
+            assert "Kavsen Alloys" in text_of(got)
+    finally:
+        assert stop(proc) == 0
+    stderr.join()
+    text = stderr.text()
+    assert f"claude mcp add --transport http lorebase-demo {ready['url']}" in text
+    assert '"mcpServers"' in text  # Cursor
+    assert "code --add-mcp" in text  # VS Code
+    # Not a terminal: no tour.
+    assert "A short tour" not in text
+
+
+def test_demo_stdio_configs_name_the_program(binaries):
+    proc = subprocess.Popen(
+        [binaries["herald"], "demo"],
+        stdin=subprocess.DEVNULL,  # a host that goes away at once
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_env(),
+    )
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    assert out == b""
+    text = err.decode()
+    assert f"claude mcp add lorebase-demo -- {binaries['herald']} demo" in text
+    assert '"args": [\n' in text or '"args":' in text
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="uses a pseudo-terminal")
+def test_demo_tour_in_a_terminal(binaries):
+    import pty
+    import select
+    import time
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [binaries["herald"], "demo"],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_env(),
+    )
+    os.close(follower)
+    collected = b""
+    deadline = time.monotonic() + 60
+    try:
+        while b"Serving MCP over stdio now" not in collected and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stderr], [], [], 1)
+            if ready:
+                chunk = os.read(proc.stderr.fileno(), 65536)
+                if not chunk:
+                    break
+                collected += chunk
+    finally:
+        stop(proc)
+        os.close(leader)
+    text = collected.decode(errors="replace")
+    assert "A short tour" in text
+    assert "risk_score: 32 -> 90" in text  # history of Supplier/S-1001
+    assert "risk_score = 90" in text  # its lineage
+    assert "Calzature" in text  # the red-shoes resolve

@@ -1,0 +1,71 @@
+"""KB-only mode: `lorebase-herald kb DIR` serves kb_search and kb_get with
+no Keeper and no settings file (a missing one is tolerated, an invalid one
+is not)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import clean_env, stdio_session, text_of
+
+pytestmark = pytest.mark.anyio
+
+ENTRY = """---
+title: Disk full on db-1
+type: incident
+description: The database volume filled up during the nightly backup.
+tags: [postgres, disk]
+---
+The nightly backup wrote its dump next to the data directory and filled the volume.
+Move the dump target to the backup volume.
+"""
+
+
+@pytest.fixture
+def kb_dir(tmp_path):
+    d = tmp_path / "kb"
+    (d / "incidents").mkdir(parents=True)
+    (d / "incidents" / "db-1-disk.md").write_text(ENTRY)
+    return d
+
+
+async def test_kb_only_serves_the_kb_tools_without_keeper(binaries, kb_dir, tmp_path):
+    missing = tmp_path / "missing.yaml"
+    async with stdio_session(
+        binaries, "http://127.0.0.1:9", args=["kb", str(kb_dir)], env={"LOREBASE_CONFIG": str(missing)}
+    ) as session:
+        tools = [t.name for t in (await session.list_tools()).tools]
+        assert tools == ["kb_search", "kb_get"]
+        hits = await session.call_tool("kb_search", {"query": "disk full backup"})
+        assert not hits.is_error, text_of(hits)
+        assert "incidents/db-1-disk.md" in text_of(hits)
+        entry = await session.call_tool("kb_get", {"path": "incidents/db-1-disk.md"})
+        assert "Move the dump target" in text_of(entry)
+
+
+def test_kb_only_with_an_invalid_settings_file_fails(binaries, kb_dir, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("herald:\n  http:\n    prot: 1\n")
+    out = subprocess.run(
+        [binaries["herald"], "kb", str(kb_dir)],
+        env=clean_env({"LOREBASE_CONFIG": str(bad)}),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "http.prot" in out.stderr.decode()
+
+
+async def test_kb_only_serves_no_keeper_resources_or_prompt(binaries, kb_dir):
+    from mcp.shared.exceptions import MCPError
+
+    async with stdio_session(binaries, "http://127.0.0.1:9", args=["kb", str(kb_dir)]) as session:
+        caps = session.initialize_result.capabilities
+        assert caps.tools is not None
+        assert caps.resources is None and caps.prompts is None
+        with pytest.raises(MCPError) as e:
+            await session.list_resource_templates()
+        assert e.value.code == -32601

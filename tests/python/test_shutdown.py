@@ -1,0 +1,97 @@
+"""Graceful shutdown: SIGTERM/SIGINT let in-flight calls finish, then Herald
+exits 0; stdio Herald exits when the host closes stdin or sends SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+
+import httpx2
+import pytest
+
+from conftest import clean_env, start_sandbox, stop
+
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "lorebase_get", "arguments": {"ref": "Supplier/S-1001"}},
+}
+
+
+def wait_until(predicate, timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_in_flight_calls_finish_on_shutdown(binaries, http_herald_factory, sig):
+    keeper = start_sandbox(binaries, "none")
+    try:
+        herald = http_herald_factory(keeper.url, env={"LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true"})
+        # Keeper holds the next API call for 2 s: the call is in flight while we signal.
+        keeper.admin("POST", "faults", {"count": 1, "delay_ms": 2000})
+        before = keeper.requests()
+        answer: dict = {}
+
+        def call() -> None:
+            with httpx2.Client(timeout=60) as c:
+                r = c.post(herald.url, content=json.dumps(CALL), headers=HEADERS)
+                answer["status"] = r.status_code
+                answer["body"] = r.json()
+
+        t = threading.Thread(target=call)
+        t.start()
+        wait_until(lambda: keeper.requests() > before, what="the call to reach Keeper")
+        herald.proc.send_signal(sig)
+        t.join(60)
+        assert answer.get("status") == 200, answer
+        result = answer["body"]["result"]
+        assert result["isError"] is False
+        assert "Kavsen Alloys" in result["content"][0]["text"]
+        assert herald.proc.wait(timeout=30) == 0
+        with pytest.raises(httpx2.ConnectError):
+            httpx2.get(f"{herald.base}/healthz", timeout=5)
+    finally:
+        stop(keeper.proc)
+
+
+def test_stdio_exits_when_stdin_closes(binaries, sandbox):
+    proc = subprocess.Popen(
+        [binaries["herald"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=clean_env({"LOREBASE_URL": sandbox.url}),
+    )
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert proc.stdout.read() == b""
+
+
+def test_stdio_exits_on_sigterm(binaries, sandbox):
+    proc = subprocess.Popen(
+        [binaries["herald"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_env({"LOREBASE_URL": sandbox.url}),
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    proc.stdin.write((json.dumps(init) + "\n").encode())
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
