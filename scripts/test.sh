@@ -19,6 +19,7 @@ stage "build"
 cargo build --workspace --bins --locked
 export HERALD_BIN="$PWD/target/debug/lorebase-herald"
 export SANDBOX_BIN="$PWD/target/debug/lorebase-sandbox"
+export HERALD_NO_BUILD=1
 
 stage "rust tests"
 cargo test --workspace --locked
@@ -27,4 +28,10 @@ stage "end-to-end: python mcp SDK"
 .venv/bin/python -m pytest -q tests/python
 
 stage "end-to-end: typescript SDK"
-node --test tests/node/
+npm test --prefix tests/node
+
+stage "conformance: @modelcontextprotocol/conformance"
+tests/conformance/run.sh
+
+stage "C ABI: header, C program under valgrind"
+./scripts/test-c.sh

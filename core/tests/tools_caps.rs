@@ -13,8 +13,13 @@ const NAME: &str = "Żółte Łodzie Spółka z o.o. 🦀 — Ærøskøbing fili
 async fn sandbox_with_multibyte_name() -> Sandbox {
     let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();
     let t = toolbox_on(&sandbox.url(), "supply", |_| {});
-    let out = call(&t, "lorebase_execute", json!({"operation": "update_supplier", "branch": "dev", "dry_run": false,
-        "parameters": {"supplier_code": "S-1001", "legal_name": NAME}})).await;
+    let out = call(
+        &t,
+        "lorebase_execute",
+        json!({"operation": "update_supplier", "branch": "dev", "dry_run": false,
+        "parameters": {"supplier_code": "S-1001", "legal_name": NAME}}),
+    )
+    .await;
     assert!(!out.is_error, "{}", out.text);
     sandbox
 }
@@ -23,30 +28,71 @@ async fn sandbox_with_multibyte_name() -> Sandbox {
 async fn a_long_multibyte_value_is_cut_on_a_character_and_marked() {
     let sandbox = sandbox_with_multibyte_name().await;
     let t = toolbox_on(&sandbox.url(), "supply", |s| s.output.max_value_chars = 7);
-    let out = call(&t, "lorebase_get", json!({"ref": "Supplier/S-1001", "branch": "dev"})).await;
+    let out = call(
+        &t,
+        "lorebase_get",
+        json!({"ref": "Supplier/S-1001", "branch": "dev"}),
+    )
+    .await;
     let total = NAME.chars().count();
     let expected: String = NAME.chars().take(7).collect();
-    let line = format!("legal_name: {expected}... [truncated: {} more chars]", total - 7);
+    let line = format!(
+        "legal_name: {expected}... [truncated: {} more chars]",
+        total - 7
+    );
     assert!(out.text.lines().any(|l| l == line), "{}", out.text);
 
-    let json_out = call(&t, "lorebase_get", json!({"ref": "Supplier/S-1001", "branch": "dev", "format": "json"})).await;
+    let json_out = call(
+        &t,
+        "lorebase_get",
+        json!({"ref": "Supplier/S-1001", "branch": "dev", "format": "json"}),
+    )
+    .await;
     let v = json_out.structured.unwrap();
-    assert_eq!(v["values"]["legal_name"], json!(format!("{expected}... [truncated: {} more chars]", total - 7)));
-    assert!(v["cuts"].as_array().unwrap().contains(&json!({"path": "/values/legal_name", "omitted": total - 7, "unit": "chars"})));
+    assert_eq!(
+        v["values"]["legal_name"],
+        json!(format!(
+            "{expected}... [truncated: {} more chars]",
+            total - 7
+        ))
+    );
+    assert!(
+        v["cuts"].as_array().unwrap().contains(
+            &json!({"path": "/values/legal_name", "omitted": total - 7, "unit": "chars"})
+        )
+    );
 }
 
 #[tokio::test]
 async fn long_lists_say_how_many_were_left_out() {
     let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();
     let t = toolbox_on(&sandbox.url(), "supply", |s| s.output.max_items = 2);
-    let out = call(&t, "lorebase_get", json!({"ref": "Supplier/S-1001", "links": true})).await;
-    assert!(out.text.lines().any(|l| l == "  ... 3 more links"), "{}", out.text);
-    let v = call(&t, "lorebase_get", json!({"ref": "Supplier/S-1001", "links": true, "format": "json"}))
-        .await
-        .structured
-        .unwrap();
+    let out = call(
+        &t,
+        "lorebase_get",
+        json!({"ref": "Supplier/S-1001", "links": true}),
+    )
+    .await;
+    assert!(
+        out.text.lines().any(|l| l == "  ... 3 more links"),
+        "{}",
+        out.text
+    );
+    let v = call(
+        &t,
+        "lorebase_get",
+        json!({"ref": "Supplier/S-1001", "links": true, "format": "json"}),
+    )
+    .await
+    .structured
+    .unwrap();
     assert_eq!(v["links"].as_array().unwrap().len(), 2);
-    assert!(v["cuts"].as_array().unwrap().contains(&json!({"path": "/links", "omitted": 3, "unit": "items"})));
+    assert!(
+        v["cuts"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"path": "/links", "omitted": 3, "unit": "items"}))
+    );
 }
 
 #[tokio::test]
@@ -57,27 +103,52 @@ async fn whole_outputs_fit_max_chars_in_both_formats() {
     for format in ["text", "json"] {
         for (tool, args) in [
             ("lorebase_schema", json!({"branch": "dev"})),
-            ("lorebase_neighborhood", json!({"seeds": ["Supplier/S-1001"], "depth": 2, "values": true, "branch": "dev"})),
-            ("lorebase_context", json!({"records": ["Supplier/S-1001"], "branch": "dev"})),
+            (
+                "lorebase_neighborhood",
+                json!({"seeds": ["Supplier/S-1001"], "depth": 2, "values": true, "branch": "dev"}),
+            ),
+            (
+                "lorebase_context",
+                json!({"records": ["Supplier/S-1001"], "branch": "dev"}),
+            ),
         ] {
             let mut args = args;
             args["format"] = json!(format);
             let out = call(&t, tool, args).await;
             assert!(!out.is_error, "{}", out.text);
-            assert!(out.text.chars().count() <= max, "{tool} {format}: {} chars", out.text.chars().count());
+            assert!(
+                out.text.chars().count() <= max,
+                "{tool} {format}: {} chars",
+                out.text.chars().count()
+            );
             if format == "text" {
-                assert!(out.text.contains("[truncated: "), "{tool}: the cut is marked\n{}", out.text);
+                assert!(
+                    out.text.contains("[truncated: "),
+                    "{tool}: the cut is marked\n{}",
+                    out.text
+                );
             } else {
                 let v: Value = serde_json::from_str(&out.text).expect("still valid JSON");
-                assert!(!v["cuts"].as_array().unwrap().is_empty(), "{tool}: cuts listed");
+                assert!(
+                    !v["cuts"].as_array().unwrap().is_empty(),
+                    "{tool}: cuts listed"
+                );
             }
         }
     }
 }
 
 async fn revisions(t: &herald_core::tools::Toolbox) -> Vec<String> {
-    let v = call(t, "lorebase_changes", json!({"format": "json"})).await.structured.unwrap();
-    v["entries"].as_array().unwrap().iter().map(|e| e["revision"].as_str().unwrap().to_string()).collect()
+    let v = call(t, "lorebase_changes", json!({"format": "json"}))
+        .await
+        .structured
+        .unwrap();
+    v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["revision"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -87,10 +158,14 @@ async fn changes_pages_back_to_since_within_the_bound() {
     let revs = revisions(&t).await;
     let import = &revs[1][..8];
     // One Revision per page: two pages reach the import.
-    let v = call(&t, "lorebase_changes", json!({"since": import, "limit": 1, "format": "json"}))
-        .await
-        .structured
-        .unwrap();
+    let v = call(
+        &t,
+        "lorebase_changes",
+        json!({"since": import, "limit": 1, "format": "json"}),
+    )
+    .await
+    .structured
+    .unwrap();
     assert_eq!(v["reached_since"], true);
     assert_eq!(v["stopped_by_max_pages"], false);
     assert_eq!(v["pages"], 2);
@@ -100,11 +175,34 @@ async fn changes_pages_back_to_since_within_the_bound() {
 
     // A bound of one page stops before it, says so, and gives the cursor.
     let bounded = toolbox_on(&sandbox.url(), "supply", |s| s.changes.max_pages = 1);
-    let out = call(&bounded, "lorebase_changes", json!({"since": import, "limit": 1})).await;
-    assert!(out.text.contains("stopped: read 1 page (herald.changes.max_pages = 1)"), "{}", out.text);
-    assert!(out.text.lines().last().unwrap().starts_with("next_cursor: "), "{}", out.text);
+    let out = call(
+        &bounded,
+        "lorebase_changes",
+        json!({"since": import, "limit": 1}),
+    )
+    .await;
+    assert!(
+        out.text
+            .contains("stopped: read 1 page (herald.changes.max_pages = 1)"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("next_cursor: "),
+        "{}",
+        out.text
+    );
 
     // A since the log does not have: the whole log, and a note.
     let out = call(&t, "lorebase_changes", json!({"since": "deadbeefdeadbeef"})).await;
-    assert!(out.text.contains("not found: deadbeefdead... is not in the log of main"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("not found: deadbeefdead... is not in the log of main"),
+        "{}",
+        out.text
+    );
 }

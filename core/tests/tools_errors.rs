@@ -13,9 +13,16 @@ use tools_support::{args, call, sandbox_toolbox, toolbox_on};
 
 fn assert_error(out: &RenderedOutput, code: &str) {
     assert!(out.is_error, "expected [{code}], got {}", out.text);
-    assert!(out.structured.is_none(), "errors carry no structured content");
+    assert!(
+        out.structured.is_none(),
+        "errors carry no structured content"
+    );
     assert!(out.text.starts_with(&format!("[{code}] ")), "{}", out.text);
-    assert!(out.text.lines().last().unwrap().starts_with("next: "), "{}", out.text);
+    assert!(
+        out.text.lines().last().unwrap().starts_with("next: "),
+        "{}",
+        out.text
+    );
 }
 
 /// Calls that Herald refuses as validation-failed, naming the argument, before
@@ -28,28 +35,104 @@ async fn bad_arguments_fail_before_any_keeper_call() {
         ("lorebase_get", json!({"ref": "Supplier/"}), "ref"),
         ("lorebase_get", json!({}), "ref"),
         ("lorebase_get", json!({"ref": 7}), "ref"),
-        ("lorebase_get", json!({"ref": "Supplier/S-1001", "bogus": 1}), "bogus"),
-        ("lorebase_get", json!({"ref": "Supplier/S-1001", "format": "xml"}), "format"),
-        ("lorebase_get", json!({"ref": "Supplier/S-1001", "domain": ""}), "domain"),
-        ("lorebase_diff", json!({"from_revision": "a", "to_revision": "b", "branch": "main"}), "branch"),
-        ("lorebase_neighborhood", json!({"seeds": ["Supplier/S-1001", "nope"], "depth": 1}), "seeds[1]"),
-        ("lorebase_neighborhood", json!({"seeds": [], "depth": 1}), "seeds"),
-        ("lorebase_neighborhood", json!({"seeds": ["Supplier/S-1001"], "depth": 9}), "depth"),
-        ("lorebase_context", json!({"records": ["bad ref"]}), "records[0]"),
+        (
+            "lorebase_get",
+            json!({"ref": "Supplier/S-1001", "bogus": 1}),
+            "bogus",
+        ),
+        (
+            "lorebase_get",
+            json!({"ref": "Supplier/S-1001", "format": "xml"}),
+            "format",
+        ),
+        (
+            "lorebase_get",
+            json!({"ref": "Supplier/S-1001", "domain": ""}),
+            "domain",
+        ),
+        (
+            "lorebase_diff",
+            json!({"from_revision": "a", "to_revision": "b", "branch": "main"}),
+            "branch",
+        ),
+        (
+            "lorebase_neighborhood",
+            json!({"seeds": ["Supplier/S-1001", "nope"], "depth": 1}),
+            "seeds[1]",
+        ),
+        (
+            "lorebase_neighborhood",
+            json!({"seeds": [], "depth": 1}),
+            "seeds",
+        ),
+        (
+            "lorebase_neighborhood",
+            json!({"seeds": ["Supplier/S-1001"], "depth": 9}),
+            "depth",
+        ),
+        (
+            "lorebase_context",
+            json!({"records": ["bad ref"]}),
+            "records[0]",
+        ),
         ("lorebase_context", json!({}), "records"),
-        ("lorebase_history", json!({"ref": "Supplier/S-1001", "limit": 0}), "limit"),
-        ("lorebase_history", json!({"ref": "Supplier/S-1001", "limit": -3}), "limit"),
+        (
+            "lorebase_history",
+            json!({"ref": "Supplier/S-1001", "limit": 0}),
+            "limit",
+        ),
+        (
+            "lorebase_history",
+            json!({"ref": "Supplier/S-1001", "limit": -3}),
+            "limit",
+        ),
         ("lorebase_changes", json!({"since": "abc"}), "since"),
         ("lorebase_resolve", json!({"text": "   "}), "text"),
-        ("lorebase_resolve", json!({"text": "red", "levels": ["psychic"]}), "levels[0]"),
-        ("lorebase_search", json!({"query": "x", "query_vector": []}), "query_vector"),
-        ("lorebase_query", json!({"query": {"kind": "Product", "bogus": true}}), "query"),
-        ("lorebase_query", json!({"query": {"kind": "Product", "where": {"attr": "color", "op": "like", "value": "x"}}}), "query.where"),
-        ("lorebase_execute", json!({"operation": "flag_supplier_risk", "parameters": {}, "auto_propose": true}), "auto_propose"),
-        ("lorebase_execute", json!({"operation": "flag supplier", "parameters": {}}), "operation"),
-        ("lorebase_execute", json!({"operation": "x", "parameters": {}, "task": "Not A Slug"}), "task"),
-        ("lorebase_execute", json!({"operation": "x", "parameters": []}), "parameters"),
-        ("lorebase_execute", json!({"operation": "x", "parameters": {}, "expected_head": "zz"}), "expected_head"),
+        (
+            "lorebase_resolve",
+            json!({"text": "red", "levels": ["psychic"]}),
+            "levels[0]",
+        ),
+        (
+            "lorebase_search",
+            json!({"query": "x", "query_vector": []}),
+            "query_vector",
+        ),
+        (
+            "lorebase_query",
+            json!({"query": {"kind": "Product", "bogus": true}}),
+            "query",
+        ),
+        (
+            "lorebase_query",
+            json!({"query": {"kind": "Product", "where": {"attr": "color", "op": "like", "value": "x"}}}),
+            "query.where",
+        ),
+        (
+            "lorebase_execute",
+            json!({"operation": "flag_supplier_risk", "parameters": {}, "auto_propose": true}),
+            "auto_propose",
+        ),
+        (
+            "lorebase_execute",
+            json!({"operation": "flag supplier", "parameters": {}}),
+            "operation",
+        ),
+        (
+            "lorebase_execute",
+            json!({"operation": "x", "parameters": {}, "task": "Not A Slug"}),
+            "task",
+        ),
+        (
+            "lorebase_execute",
+            json!({"operation": "x", "parameters": []}),
+            "parameters",
+        ),
+        (
+            "lorebase_execute",
+            json!({"operation": "x", "parameters": {}, "expected_head": "zz"}),
+            "expected_head",
+        ),
     ];
     let before = sandbox.request_count();
     for (tool, arguments, arg) in cases {
@@ -61,7 +144,11 @@ async fn bad_arguments_fail_before_any_keeper_call() {
             out.text
         );
     }
-    assert_eq!(sandbox.request_count(), before, "no Keeper call for bad arguments");
+    assert_eq!(
+        sandbox.request_count(),
+        before,
+        "no Keeper call for bad arguments"
+    );
 }
 
 #[tokio::test]
@@ -78,39 +165,67 @@ async fn a_missing_domain_says_how_to_set_one() {
 async fn keeper_problems_come_back_with_their_code_and_next_step() {
     // An agent's key: the anonymous administrator of auth mode none may write
     // on protected branches.
-    let sandbox = Sandbox::start(SandboxOptions { auth: AuthMode::ApiKey, ..Default::default() }).await.unwrap();
+    let sandbox = Sandbox::start(SandboxOptions {
+        auth: AuthMode::ApiKey,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
     let key = sandbox.key_of("agt_risk_bot").unwrap().to_string();
-    let t = toolbox_on(&sandbox.url(), "supply", |s| s.keeper.api_key = Some(Secret::new(key)));
+    let t = toolbox_on(&sandbox.url(), "supply", |s| {
+        s.keeper.api_key = Some(Secret::new(key))
+    });
     let not_found = call(&t, "lorebase_get", json!({"ref": "Supplier/S-9999"})).await;
     assert_error(&not_found, "not-found");
     let unknown_domain = call(&t, "lorebase_schema", json!({"domain": "nowhere"})).await;
     assert_error(&unknown_domain, "not-found");
 
     // A review policy without a task: review-required, with the way out.
-    let review = call(&t, "lorebase_execute", json!({"operation": "flag_supplier_risk",
-        "parameters": {"supplier_code": "S-1001", "reason": "late"}, "dry_run": false})).await;
+    let review = call(
+        &t,
+        "lorebase_execute",
+        json!({"operation": "flag_supplier_risk",
+        "parameters": {"supplier_code": "S-1001", "reason": "late"}, "dry_run": false}),
+    )
+    .await;
     assert!(review.is_error, "{}", review.text);
     assert!(
-        review.text.starts_with("[review-required]") || review.text.starts_with("[protected-branch]"),
+        review.text.starts_with("[review-required]")
+            || review.text.starts_with("[protected-branch]"),
         "{}",
         review.text
     );
     assert!(review.text.contains("task"), "{}", review.text);
 
     // A commit on the protected main branch without a task.
-    let protected = call(&t, "lorebase_execute", json!({"operation": "update_supplier",
-        "parameters": {"supplier_code": "S-1001", "risk_score": 10}, "dry_run": false})).await;
+    let protected = call(
+        &t,
+        "lorebase_execute",
+        json!({"operation": "update_supplier",
+        "parameters": {"supplier_code": "S-1001", "risk_score": 10}, "dry_run": false}),
+    )
+    .await;
     assert_error(&protected, "protected-branch");
 
     // Parameters Keeper refuses.
-    let invalid = call(&t, "lorebase_execute", json!({"operation": "update_supplier", "branch": "dev",
-        "parameters": {"supplier_code": "S-1001", "risk_score": "very"}, "dry_run": false})).await;
+    let invalid = call(
+        &t,
+        "lorebase_execute",
+        json!({"operation": "update_supplier", "branch": "dev",
+        "parameters": {"supplier_code": "S-1001", "risk_score": "very"}, "dry_run": false}),
+    )
+    .await;
     assert_error(&invalid, "validation-failed");
 
     // A stale expected_head names the current head.
-    let stale = call(&t, "lorebase_execute", json!({"operation": "update_supplier", "branch": "dev",
+    let stale = call(
+        &t,
+        "lorebase_execute",
+        json!({"operation": "update_supplier", "branch": "dev",
         "parameters": {"supplier_code": "S-1001", "risk_score": 10}, "dry_run": false,
-        "expected_head": "0000000000000000000000000000000000000000000000000000000000000000"})).await;
+        "expected_head": "0000000000000000000000000000000000000000000000000000000000000000"}),
+    )
+    .await;
     assert_error(&stale, "stale-head");
     assert!(stale.text.contains("expected_head"), "{}", stale.text);
 }
@@ -134,18 +249,34 @@ async fn too_many_task_branches_is_agent_branch_limit() {
 
 #[tokio::test]
 async fn credentials_unauthorized_and_forbidden() {
-    let sandbox = Sandbox::start(SandboxOptions { auth: AuthMode::ApiKey, ..Default::default() }).await.unwrap();
+    let sandbox = Sandbox::start(SandboxOptions {
+        auth: AuthMode::ApiKey,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
     let t = toolbox_on(&sandbox.url(), "supply", |_| {});
     let none = call(&t, "lorebase_branches", json!({})).await;
     assert_error(&none, "unauthorized");
     let bad = t
-        .call("lorebase_branches", args(json!({})), &Credential::Bearer(Secret::new("lbk_wrong_key")))
+        .call(
+            "lorebase_branches",
+            args(json!({})),
+            &Credential::Bearer(Secret::new("lbk_wrong_key")),
+        )
         .await
         .unwrap();
     assert_error(&bad, "unauthorized");
     assert!(!bad.text.contains("lbk_wrong_key"), "no secret in an error");
     let reader = Secret::new(sandbox.key_of("agt_reader").unwrap());
-    let ok = t.call("lorebase_branches", args(json!({})), &Credential::Bearer(reader.clone())).await.unwrap();
+    let ok = t
+        .call(
+            "lorebase_branches",
+            args(json!({})),
+            &Credential::Bearer(reader.clone()),
+        )
+        .await
+        .unwrap();
     assert!(!ok.is_error, "{}", ok.text);
     let forbidden = t
         .call(
@@ -172,7 +303,9 @@ async fn transient_failures_say_when_to_retry() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let closed = toolbox_on(&format!("http://127.0.0.1:{port}"), "supply", |s| s.keeper.max_retries = 0);
+    let closed = toolbox_on(&format!("http://127.0.0.1:{port}"), "supply", |s| {
+        s.keeper.max_retries = 0
+    });
     let out = call(&closed, "lorebase_get", json!({"ref": "Supplier/S-1001"})).await;
     assert_error(&out, "keeper-unavailable");
 }

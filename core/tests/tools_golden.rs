@@ -22,48 +22,160 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let c = |stem, domain, tool, args| Case { stem, domain, tool, args };
+    let c = |stem, domain, tool, args| Case {
+        stem,
+        domain,
+        tool,
+        args,
+    };
     vec![
-        c("context_records", "supply", "lorebase_context", json!({"records": ["Supplier/S-1001"], "depth": 1, "token_budget": 2000})),
-        c("context_question", "supply", "lorebase_context", json!({"question": "Kavsen alloys", "token_budget": 800})),
+        c(
+            "context_records",
+            "supply",
+            "lorebase_context",
+            json!({"records": ["Supplier/S-1001"], "depth": 1, "token_budget": 2000}),
+        ),
+        c(
+            "context_question",
+            "supply",
+            "lorebase_context",
+            json!({"question": "Kavsen alloys", "token_budget": 800}),
+        ),
         c("schema_summary", "supply", "lorebase_schema", json!({})),
-        c("schema_full_retail", "retail", "lorebase_schema", json!({"detail": "full", "kinds": ["Product"]})),
-        c("get", "supply", "lorebase_get", json!({"ref": "Supplier/S-1001", "links": true})),
-        c("get_at_import", "supply", "lorebase_get", json!({"ref": "Supplier/S-1001", "at": "import"})),
-        c("resolve_red_shoes", "retail", "lorebase_resolve", json!({"text": "red shoes per brand", "kinds": ["Product"]})),
-        c("query_red_shoes", "retail", "lorebase_query", json!({"query": {"kind": "Product",
+        c(
+            "schema_full_retail",
+            "retail",
+            "lorebase_schema",
+            json!({"detail": "full", "kinds": ["Product"]}),
+        ),
+        c(
+            "get",
+            "supply",
+            "lorebase_get",
+            json!({"ref": "Supplier/S-1001", "links": true}),
+        ),
+        c(
+            "get_at_import",
+            "supply",
+            "lorebase_get",
+            json!({"ref": "Supplier/S-1001", "at": "import"}),
+        ),
+        c(
+            "resolve_red_shoes",
+            "retail",
+            "lorebase_resolve",
+            json!({"text": "red shoes per brand", "kinds": ["Product"]}),
+        ),
+        c(
+            "query_red_shoes",
+            "retail",
+            "lorebase_query",
+            json!({"query": {"kind": "Product",
             "where": {"and": [{"attr": "color", "op": "in", "value": ["Rosso", "red"]},
                               {"attr": "category", "op": "eq", "value": "Calzature"}]},
-            "aggregate": {"group_by": "brand"}, "select": ["brand", "color"], "limit": 5}})),
-        c("query_include", "supply", "lorebase_query", json!({"query": {"kind": "Supplier",
+            "aggregate": {"group_by": "brand"}, "select": ["brand", "color"], "limit": 5}}),
+        ),
+        c(
+            "query_include",
+            "supply",
+            "lorebase_query",
+            json!({"query": {"kind": "Supplier",
             "where": {"attr": "risk_score", "op": "gte", "value": 90}, "select": ["risk_score"],
-            "include": [{"relation": "supplies", "select": ["name"]}], "order_by": "-risk_score", "limit": 3}})),
-        c("search", "supply", "lorebase_search", json!({"query": "Kavsen alloys", "limit": 3})),
-        c("search_hybrid", "supply", "lorebase_search", json!({"query": "bolt", "kinds": ["Part"], "limit": 3,
-            "query_vector": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})),
-        c("neighborhood", "supply", "lorebase_neighborhood", json!({"seeds": ["Supplier/S-1001"], "depth": 1})),
-        c("neighborhood_values", "supply", "lorebase_neighborhood", json!({"seeds": ["Supplier/S-1001"], "depth": 1, "relations": ["supplies"], "values": true})),
-        c("explain", "supply", "lorebase_explain", json!({"ref": "Supplier/S-1001"})),
-        c("explain_attribute", "supply", "lorebase_explain", json!({"ref": "Supplier/S-1001", "attributes": ["risk_score"]})),
-        c("history", "supply", "lorebase_history", json!({"ref": "Supplier/S-1001", "values": true, "limit": 2})),
-        c("history_names_only", "supply", "lorebase_history", json!({"ref": "Supplier/S-1001", "limit": 1})),
-        c("lineage", "supply", "lorebase_lineage", json!({"ref": "Supplier/S-1001"})),
+            "include": [{"relation": "supplies", "select": ["name"]}], "order_by": "-risk_score", "limit": 3}}),
+        ),
+        c(
+            "search",
+            "supply",
+            "lorebase_search",
+            json!({"query": "Kavsen alloys", "limit": 3}),
+        ),
+        c(
+            "search_hybrid",
+            "supply",
+            "lorebase_search",
+            json!({"query": "bolt", "kinds": ["Part"], "limit": 3,
+            "query_vector": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]}),
+        ),
+        c(
+            "neighborhood",
+            "supply",
+            "lorebase_neighborhood",
+            json!({"seeds": ["Supplier/S-1001"], "depth": 1}),
+        ),
+        c(
+            "neighborhood_values",
+            "supply",
+            "lorebase_neighborhood",
+            json!({"seeds": ["Supplier/S-1001"], "depth": 1, "relations": ["supplies"], "values": true}),
+        ),
+        c(
+            "explain",
+            "supply",
+            "lorebase_explain",
+            json!({"ref": "Supplier/S-1001"}),
+        ),
+        c(
+            "explain_attribute",
+            "supply",
+            "lorebase_explain",
+            json!({"ref": "Supplier/S-1001", "attributes": ["risk_score"]}),
+        ),
+        c(
+            "history",
+            "supply",
+            "lorebase_history",
+            json!({"ref": "Supplier/S-1001", "values": true, "limit": 2}),
+        ),
+        c(
+            "history_names_only",
+            "supply",
+            "lorebase_history",
+            json!({"ref": "Supplier/S-1001", "limit": 1}),
+        ),
+        c(
+            "lineage",
+            "supply",
+            "lorebase_lineage",
+            json!({"ref": "Supplier/S-1001"}),
+        ),
         c("changes", "supply", "lorebase_changes", json!({})),
-        c("diff", "supply", "lorebase_diff", json!({"from_revision": "import", "to_revision": "risk-raised"})),
+        c(
+            "diff",
+            "supply",
+            "lorebase_diff",
+            json!({"from_revision": "import", "to_revision": "risk-raised"}),
+        ),
         c("branches", "supply", "lorebase_branches", json!({})),
-        c("execute_dry_run", "supply", "lorebase_execute", json!({"operation": "update_supplier",
-            "parameters": {"supplier_code": "S-1001", "risk_score": 50}})),
-        c("execute_commit_dev", "supply", "lorebase_execute", json!({"operation": "update_supplier", "branch": "dev",
+        c(
+            "execute_dry_run",
+            "supply",
+            "lorebase_execute",
+            json!({"operation": "update_supplier",
+            "parameters": {"supplier_code": "S-1001", "risk_score": 50}}),
+        ),
+        c(
+            "execute_commit_dev",
+            "supply",
+            "lorebase_execute",
+            json!({"operation": "update_supplier", "branch": "dev",
             "parameters": {"supplier_code": "S-1001", "risk_score": 50}, "dry_run": false,
-            "message": "Lower the risk of S-1001", "idempotency_key": "golden-1"})),
-        c("execute_proposal", "supply", "lorebase_execute", json!({"operation": "flag_supplier_risk",
+            "message": "Lower the risk of S-1001", "idempotency_key": "golden-1"}),
+        ),
+        c(
+            "execute_proposal",
+            "supply",
+            "lorebase_execute",
+            json!({"operation": "flag_supplier_risk",
             "parameters": {"supplier_code": "S-1001", "reason": "late deliveries"}, "dry_run": false,
-            "task": "flag-s1001", "intent": "Flag S-1001 for review after late deliveries", "auto_propose": true})),
+            "task": "flag-s1001", "intent": "Flag S-1001 for review after late deliveries", "auto_propose": true}),
+        ),
     ]
 }
 
 fn golden_path(file: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(file)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(file)
 }
 
 /// Compares with the golden file, or rewrites it under UPDATE_SNAPSHOTS.
@@ -75,13 +187,20 @@ fn golden(file: &str, actual: &str) -> Option<String> {
     }
     match std::fs::read_to_string(&path) {
         Ok(expected) if expected == actual => None,
-        Ok(expected) => Some(format!("{file} differs\n--- expected ---\n{expected}\n--- actual ---\n{actual}")),
+        Ok(expected) => Some(format!(
+            "{file} differs\n--- expected ---\n{expected}\n--- actual ---\n{actual}"
+        )),
         Err(_) => Some(format!("{file} is missing (UPDATE_SNAPSHOTS=1 writes it)")),
     }
 }
 
 fn output_schema(t: &Toolbox, tool: &str) -> Value {
-    t.definitions().into_iter().find(|d| d.name == tool).unwrap().output_schema.unwrap()
+    t.definitions()
+        .into_iter()
+        .find(|d| d.name == tool)
+        .unwrap()
+        .output_schema
+        .unwrap()
 }
 
 #[tokio::test]
@@ -94,7 +213,10 @@ async fn every_tool_in_both_formats_matches_its_golden_output() {
         tools_seen.insert(case.tool);
         let text = call(&t, case.tool, case.args.clone()).await;
         assert!(!text.is_error, "{}: {}", case.stem, text.text);
-        failures.extend(golden(&format!("{}.txt", case.stem), &format!("{}\n", text.text)));
+        failures.extend(golden(
+            &format!("{}.txt", case.stem),
+            &format!("{}\n", text.text),
+        ));
 
         let mut json_args = case.args.clone();
         json_args["format"] = json!("json");
@@ -103,12 +225,20 @@ async fn every_tool_in_both_formats_matches_its_golden_output() {
         assert!(!out.is_error, "{}: {}", case.stem, out.text);
         let structured = out.structured.clone().expect("json has structured content");
         let from_text: Value = serde_json::from_str(&out.text).expect("the text block is the JSON");
-        assert_eq!(from_text, structured, "{}: text block and structured content differ", case.stem);
+        assert_eq!(
+            from_text, structured,
+            "{}: text block and structured content differ",
+            case.stem
+        );
         // The text format carries the same structured content (an output schema
         // obliges it); `format` chooses the text block only.
         assert_eq!(text.structured.as_ref(), Some(&structured), "{}", case.stem);
         let violations = schema_violations(&output_schema(&t, case.tool), &structured);
-        assert!(violations.is_empty(), "{}: output schema violations {violations:?}", case.stem);
+        assert!(
+            violations.is_empty(),
+            "{}: output schema violations {violations:?}",
+            case.stem
+        );
         let pretty = serde_json::to_string_pretty(&structured).unwrap() + "\n";
         failures.extend(golden(&format!("{}.json", case.stem), &pretty));
     }
@@ -119,7 +249,10 @@ async fn every_tool_in_both_formats_matches_its_golden_output() {
 /// The operation and import Revisions of the `supply` sample (newest first).
 async fn supply_revisions(t: &Toolbox) -> (String, String) {
     let log = call(t, "lorebase_changes", json!({"format": "json"})).await;
-    let entries = log.structured.unwrap()["entries"].as_array().unwrap().clone();
+    let entries = log.structured.unwrap()["entries"]
+        .as_array()
+        .unwrap()
+        .clone();
     let id = |i: usize| entries[i]["revision"].as_str().unwrap().to_string();
     (id(0), id(1))
 }
@@ -138,7 +271,12 @@ fn seed(text: &str, ids: &[(&str, &str)]) -> String {
 async fn history_prints_the_seed_example_line_for_line() {
     let (_sandbox, t) = sandbox_toolbox("supply").await;
     let (op, import) = supply_revisions(&t).await;
-    let out = call(&t, "lorebase_history", json!({"ref": "Supplier/S-1001", "values": true, "limit": 2})).await;
+    let out = call(
+        &t,
+        "lorebase_history",
+        json!({"ref": "Supplier/S-1001", "values": true, "limit": 2}),
+    )
+    .await;
     let expected = seed(
         "Supplier/S-1001 rev f4d229169a37... on main: 2 changes
 f4d229169a37... 2026-10-01T08:00:04Z usr_editor [operation] updated: Raise the risk of S-1001
@@ -171,9 +309,20 @@ risk_score = 90 <- operation by usr_editor at 2026-10-01T08:00:04Z in f4d229169a
 #[tokio::test]
 async fn resolve_then_query_answers_red_shoes_per_brand() {
     let (_sandbox, t) = sandbox_toolbox("retail").await;
-    let resolved = call(&t, "lorebase_resolve", json!({"text": "red shoes per brand", "kinds": ["Product"]})).await;
-    let rev = call(&t, "lorebase_resolve", json!({"text": "red", "format": "json"})).await.structured.unwrap()
-        ["revision"]
+    let resolved = call(
+        &t,
+        "lorebase_resolve",
+        json!({"text": "red shoes per brand", "kinds": ["Product"]}),
+    )
+    .await;
+    let rev = call(
+        &t,
+        "lorebase_resolve",
+        json!({"text": "red", "format": "json"}),
+    )
+    .await
+    .structured
+    .unwrap()["revision"]
         .as_str()
         .unwrap()
         .to_string();
@@ -191,7 +340,11 @@ async fn resolve_then_query_answers_red_shoes_per_brand() {
     // herald.md abbreviates the rest: its `unmatched: how, many, per` is for the
     // longer question "How many red shoes per brand?".
     assert_eq!(lines[6], "unmatched: per");
-    assert!(lines[7..].iter().all(|l| l.starts_with("skipped: ") || l.starts_with("coverage: ")));
+    assert!(
+        lines[7..]
+            .iter()
+            .all(|l| l.starts_with("skipped: ") || l.starts_with("coverage: "))
+    );
 
     // The query written from the where fragments, grouped by the third candidate.
     let query = json!({"query": {"kind": "Product",
@@ -201,21 +354,42 @@ async fn resolve_then_query_answers_red_shoes_per_brand() {
     let text = call(&t, "lorebase_query", query.clone()).await.text;
     let mut json_args = query;
     json_args["format"] = json!("json");
-    let answer = call(&t, "lorebase_query", json_args).await.structured.unwrap();
+    let answer = call(&t, "lorebase_query", json_args)
+        .await
+        .structured
+        .unwrap();
     let groups = answer["aggregate"]["groups"].as_array().unwrap();
     let lines: Vec<&str> = text.lines().collect();
     // It starts with one `count Product <brand>: <n>` line per value...
     for (line, g) in lines.iter().zip(groups) {
-        assert_eq!(*line, format!("count Product {}: {}", g["value"].as_str().unwrap(), g["count"]));
+        assert_eq!(
+            *line,
+            format!(
+                "count Product {}: {}",
+                g["value"].as_str().unwrap(),
+                g["count"]
+            )
+        );
     }
     // ...then the rows, `ref "title" | attr=value`, then coverage lines.
     let rows = &lines[groups.len() + 1..];
     let n_rows = answer["rows"].as_array().unwrap().len();
     for (line, row) in rows.iter().zip(answer["rows"].as_array().unwrap()) {
-        let head = format!("{} \"{}\" | ", row["ref"].as_str().unwrap(), row["title"].as_str().unwrap());
+        let head = format!(
+            "{} \"{}\" | ",
+            row["ref"].as_str().unwrap(),
+            row["title"].as_str().unwrap()
+        );
         assert!(line.starts_with(&head), "{line}");
-        assert!(line.contains(&format!("| brand={}", row["values"]["brand"].as_str().unwrap())));
+        assert!(line.contains(&format!(
+            "| brand={}",
+            row["values"]["brand"].as_str().unwrap()
+        )));
     }
-    assert!(rows[n_rows..].iter().all(|l| l.starts_with("coverage: ") || l.starts_with("next_cursor: ")));
+    assert!(
+        rows[n_rows..]
+            .iter()
+            .all(|l| l.starts_with("coverage: ") || l.starts_with("next_cursor: "))
+    );
     assert!(text.contains("coverage: color missing on"), "{text}");
 }

@@ -75,10 +75,18 @@ fn every_definition_follows_the_rules() {
         assert_eq!(props["format"]["enum"], json!(["text", "json"]));
         for (k, p) in props {
             assert!(p.get("type").is_some(), "{}.{k} has no type", d.name);
-            assert!(p.get("description").is_some(), "{}.{k} has no description", d.name);
+            assert!(
+                p.get("description").is_some(),
+                "{}.{k} has no description",
+                d.name
+            );
         }
         for r in s["required"].as_array().into_iter().flatten() {
-            assert!(props.contains_key(r.as_str().unwrap()), "{}: required {r} unknown", d.name);
+            assert!(
+                props.contains_key(r.as_str().unwrap()),
+                "{}: required {r} unknown",
+                d.name
+            );
         }
         // The example in the description is a valid call.
         let example = example_of(&d.description);
@@ -86,7 +94,11 @@ fn every_definition_follows_the_rules() {
         assert!(violations.is_empty(), "{} example: {violations:?}", d.name);
         let out = d.output_schema.as_ref().unwrap();
         assert_eq!(out["type"], "object", "{}", d.name);
-        assert!(out["properties"]["cuts"].is_object(), "{} output lacks cuts", d.name);
+        assert!(
+            out["properties"]["cuts"].is_object(),
+            "{} output lacks cuts",
+            d.name
+        );
         let writes = d.name == "lorebase_execute";
         assert_eq!(d.annotations.read_only_hint, !writes, "{}", d.name);
         assert_eq!(d.annotations.idempotent_hint, !writes, "{}", d.name);
@@ -102,7 +114,13 @@ fn branch_and_at_where_they_apply() {
             .get(arg)
             .is_some()
     };
-    for name in ["lorebase_get", "lorebase_resolve", "lorebase_query", "lorebase_history", "lorebase_lineage"] {
+    for name in [
+        "lorebase_get",
+        "lorebase_resolve",
+        "lorebase_query",
+        "lorebase_history",
+        "lorebase_lineage",
+    ] {
         assert!(has(name, "at") && has(name, "branch"), "{name}");
     }
     assert!(has("lorebase_execute", "branch") && !has("lorebase_execute", "at"));
@@ -114,7 +132,8 @@ fn read_only_allow_and_deny_select_tools() {
     let ro = toolbox(|s| s.tools.read_only = true);
     assert!(!names(&ro).contains(&"lorebase_execute".to_string()));
     assert_eq!(names(&ro).len(), 13);
-    let allow = toolbox(|s| s.tools.allow = Some(vec!["lorebase_get".into(), "lorebase_execute".into()]));
+    let allow =
+        toolbox(|s| s.tools.allow = Some(vec!["lorebase_get".into(), "lorebase_execute".into()]));
     assert_eq!(names(&allow), ["lorebase_get", "lorebase_execute"]);
     let deny = toolbox(|s| s.tools.deny = vec!["lorebase_diff".into()]);
     assert!(!names(&deny).contains(&"lorebase_diff".to_string()));
@@ -124,13 +143,25 @@ fn read_only_allow_and_deny_select_tools() {
 #[tokio::test]
 async fn a_tool_not_served_is_unknown() {
     let ro = toolbox(|s| s.tools.read_only = true);
-    let args = json!({"operation": "x", "parameters": {}}).as_object().unwrap().clone();
-    let err = ro.call("lorebase_execute", args, &Credential::Configured).await.unwrap_err();
+    let args = json!({"operation": "x", "parameters": {}})
+        .as_object()
+        .unwrap()
+        .clone();
+    let err = ro
+        .call("lorebase_execute", args, &Credential::Configured)
+        .await
+        .unwrap_err();
     assert_eq!(err, ToolCallError::UnknownTool("lorebase_execute".into()));
-    let err = ro.call("nope", Default::default(), &Credential::Configured).await.unwrap_err();
+    let err = ro
+        .call("nope", Default::default(), &Credential::Configured)
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), "unknown-tool");
     // KB tools exist only with a catalog.
-    let err = ro.call("kb_search", Default::default(), &Credential::Configured).await.unwrap_err();
+    let err = ro
+        .call("kb_search", Default::default(), &Credential::Configured)
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), "unknown-tool");
 }
 

@@ -353,3 +353,24 @@ async fn every_endpoint_answers_its_documented_shapes() {
         missing.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// The check itself fails on drift: a missing field, an undocumented field, a
+/// wrong type, an undocumented status.
+#[test]
+fn the_check_refuses_answers_that_drift() {
+    let path = "/api/v1/domains/supply/kinds/Supplier/records/S-1/history";
+    let good = json!({"ref": "Supplier/S-1", "branch": "main", "revision": "a".repeat(64), "total": 0, "entries": []});
+    contract().check("GET", path, 200, "application/json", None, &good);
+    let mut missing = good.clone();
+    missing.as_object_mut().unwrap().remove("total");
+    let mut extra = good.clone();
+    extra["surprise"] = json!(1);
+    let mut wrong = good.clone();
+    wrong["revision"] = json!("not-hex");
+    for (status, body) in [(200, missing), (200, extra), (200, wrong), (418, good)] {
+        let r = std::panic::catch_unwind(|| {
+            contract().check("GET", path, status, "application/json", None, &body)
+        });
+        assert!(r.is_err(), "{status} {body} passed");
+    }
+}

@@ -259,7 +259,10 @@ pub(crate) const TOOLS: [ToolSpec; 14] = [
             (
                 vec![
                     ("seeds", record_refs("Where to start (Kind/key).", 20)),
-                    ("depth", int("Hops from the seeds (0: the seeds only).", 0, 5)),
+                    (
+                        "depth",
+                        int("Hops from the seeds (0: the seeds only).", 0, 5),
+                    ),
                     (
                         "relations",
                         names("Relations to follow (default: all).", 50),

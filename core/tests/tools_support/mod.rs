@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 
 /// A sandbox (auth none) and a toolbox on it with `domain` as the default.
 pub async fn sandbox_toolbox(domain: &str) -> (Sandbox, Toolbox) {
-    let sandbox = Sandbox::start(SandboxOptions::default()).await.expect("sandbox starts");
+    let sandbox = Sandbox::start(SandboxOptions::default())
+        .await
+        .expect("sandbox starts");
     let toolbox = toolbox_on(&sandbox.url(), domain, |_| {});
     (sandbox, toolbox)
 }
@@ -65,16 +67,20 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
             out.push(format!("{path}: expected {t}, got {v}"));
             return;
         }
-        Some(Value::Array(ts)) if !ts.iter().any(|t| t.as_str().is_some_and(|t| type_matches(t, v))) => {
+        Some(Value::Array(ts))
+            if !ts
+                .iter()
+                .any(|t| t.as_str().is_some_and(|t| type_matches(t, v))) =>
+        {
             out.push(format!("{path}: expected one of {ts:?}, got {v}"));
             return;
         }
         _ => {}
     }
-    if let Some(Value::Array(options)) = s.get("enum") {
-        if !options.contains(v) {
-            out.push(format!("{path}: {v} not in {options:?}"));
-        }
+    if let Some(Value::Array(options)) = s.get("enum")
+        && !options.contains(v)
+    {
+        out.push(format!("{path}: {v} not in {options:?}"));
     }
     if let Some(Value::Array(all)) = s.get("allOf") {
         for sub in all {
@@ -82,32 +88,44 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
         }
     }
     if let Some(n) = v.as_f64() {
-        if let Some(min) = s.get("minimum").and_then(Value::as_f64) {
-            if n < min {
-                out.push(format!("{path}: {n} < minimum {min}"));
-            }
+        if let Some(min) = s.get("minimum").and_then(Value::as_f64)
+            && n < min
+        {
+            out.push(format!("{path}: {n} < minimum {min}"));
         }
-        if let Some(max) = s.get("maximum").and_then(Value::as_f64) {
-            if n > max {
-                out.push(format!("{path}: {n} > maximum {max}"));
-            }
+        if let Some(max) = s.get("maximum").and_then(Value::as_f64)
+            && n > max
+        {
+            out.push(format!("{path}: {n} > maximum {max}"));
         }
     }
     if let Some(text) = v.as_str() {
         let len = text.chars().count() as u64;
-        if s.get("minLength").and_then(Value::as_u64).is_some_and(|m| len < m) {
+        if s.get("minLength")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| len < m)
+        {
             out.push(format!("{path}: shorter than minLength"));
         }
-        if s.get("maxLength").and_then(Value::as_u64).is_some_and(|m| len > m) {
+        if s.get("maxLength")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| len > m)
+        {
             out.push(format!("{path}: longer than maxLength"));
         }
     }
     if let Some(items) = v.as_array() {
         let len = items.len() as u64;
-        if s.get("minItems").and_then(Value::as_u64).is_some_and(|m| len < m) {
+        if s.get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| len < m)
+        {
             out.push(format!("{path}: fewer than minItems"));
         }
-        if s.get("maxItems").and_then(Value::as_u64).is_some_and(|m| len > m) {
+        if s.get("maxItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| len > m)
+        {
             out.push(format!("{path}: more than maxItems"));
         }
         if let Some(item_schema) = s.get("items") {
@@ -125,7 +143,10 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
                 }
             }
         }
-        if s.get("minProperties").and_then(Value::as_u64).is_some_and(|m| (obj.len() as u64) < m) {
+        if s.get("minProperties")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| (obj.len() as u64) < m)
+        {
             out.push(format!("{path}: fewer than minProperties"));
         }
         for (k, val) in obj {
@@ -144,6 +165,9 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
 
 /// The examples in a description: the JSON after `Example: `.
 pub fn example_of(description: &str) -> Value {
-    let start = description.find("Example: ").expect("the description has an example") + "Example: ".len();
+    let start = description
+        .find("Example: ")
+        .expect("the description has an example")
+        + "Example: ".len();
     serde_json::from_str(&description[start..]).expect("the example is JSON")
 }
