@@ -56,6 +56,11 @@ export interface CallOptions {
  * `LOREBASE_API_KEY`, `LOREBASE_DOMAIN`, `LOREBASE_BRANCH`).
  */
 export interface HeraldOptions {
+  /**
+   * The YAML settings file whose `herald` section is read (instead of
+   * `LOREBASE_CONFIG`).
+   */
+  configFile?: string
   /** Keeper's origin (`herald.keeper.base_url`, `LOREBASE_URL`). */
   baseUrl?: string
   /**

@@ -12,10 +12,12 @@
 //! - [`render`]: the text and JSON renderings of Keeper's answers, with the
 //!   output caps.
 //! - [`kb`]: the knowledge-base catalog (markdown entries on tantivy).
+//! - [`remote`]: remote MCP servers whose tools join the toolbox (`mcp.servers`).
 
 pub mod config;
 pub mod error;
 pub mod kb;
 pub mod keeper;
+pub mod remote;
 pub mod render;
 pub mod tools;

@@ -13,7 +13,7 @@ use crate::error::ServerError;
 use crate::handler::HeraldServer;
 use crate::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
-use crate::{commands, http};
+use crate::{commands, http, remote_refresh};
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
 /// prints): the program, then its leading arguments.
@@ -65,7 +65,9 @@ impl Herald {
     pub fn build(settings: Settings) -> Result<Self, ServerError> {
         let toolbox =
             Toolbox::new(settings.clone()).map_err(|e| ServerError::Keeper(e.to_string()))?;
-        let tools = ServedTools::select(toolbox.definitions(), &settings.tools)?;
+        // The remote tools (`mcp.servers`) are added by the handler as they
+        // are discovered; these are the built-in ones.
+        let tools = ServedTools::select(toolbox.local_definitions(), &settings.tools)?;
         let unselected = Settings {
             tools: Default::default(),
             kb: Default::default(),
@@ -78,6 +80,13 @@ impl Herald {
             tools,
             reads,
         })
+    }
+
+    /// Asks the remote MCP servers (`mcp.servers`) for their tools, bounded
+    /// by `mcp.discovery_timeout_s`; a server that fails is logged and
+    /// skipped, never fatal.
+    pub async fn discover_remote(&self) {
+        self.toolbox.discover_remote().await;
     }
 
     /// The MCP handler for `auth`.
@@ -148,16 +157,22 @@ async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
         }
         Some(Command::Tools { format }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
-            commands::print_tools(&herald.tools, *format)?;
+            herald.discover_remote().await;
+            commands::print_tools(&herald, *format)?;
             Ok(0)
         }
         Some(Command::Call { tool, json }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
+            herald.discover_remote().await;
             commands::call(&herald, tool, json.as_deref()).await
         }
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
-            serve(&herald, Shutdown::on_signals()).await?;
+            let shutdown = Shutdown::on_signals();
+            if !cli.kb_only() {
+                herald.discover_remote().await;
+            }
+            serve(&herald, shutdown).await?;
             Ok(0)
         }
     }
@@ -174,6 +189,7 @@ pub async fn serve(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerErro
             let handler = herald.handler(CallerAuth::HttpBearer {
                 allow_anonymous: herald.settings.http.allow_anonymous,
             });
+            remote_refresh::spawn(herald.toolbox.clone(), shutdown.clone(), None);
             http::serve(bound, handler, &herald.settings.http, shutdown).await
         }
     }
@@ -207,6 +223,11 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
             return Ok(());
         }
     };
+    remote_refresh::spawn(
+        herald.toolbox.clone(),
+        shutdown.clone(),
+        Some(running.peer().clone()),
+    );
     let reason = running
         .waiting()
         .await

@@ -4,36 +4,80 @@ use std::io::{Read, Write};
 
 use herald_core::keeper::Credential;
 use herald_core::tools::ToolCallError;
+use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
 use crate::app::Herald;
 use crate::cli::ListFormat;
 use crate::error::ServerError;
-use crate::served_tools::ServedTools;
+use crate::served_tools::{ServedTools, to_mcp_tool};
 
 /// Largest argument document read from stdin (`call TOOL -`).
 pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Prints the served tools: one line each, or the JSON list of definitions
-/// a model sees (`tools/list`).
-pub fn print_tools(tools: &ServedTools, format: ListFormat) -> Result<(), ServerError> {
+/// Prints the served tools (built-in, then the remote ones discovered): one
+/// line each, or the JSON list of definitions a model sees (`tools/list`).
+pub fn print_tools(herald: &Herald, format: ListFormat) -> Result<(), ServerError> {
+    let tools = all_tools(herald);
     let text = match format {
         ListFormat::Json => {
-            let mut t = serde_json::to_string_pretty(tools.tools())
+            let mut t = serde_json::to_string_pretty(&tools)
                 .map_err(|e| ServerError::Transport(e.to_string()))?;
             t.push('\n');
             t
         }
-        ListFormat::Text => tools_text(tools),
+        ListFormat::Text => tools_text(&tools, |name| source_of(herald, name)),
     };
     write_stdout(&text)
 }
 
-/// The text listing: name, read-only or writes, title.
-pub fn tools_text(tools: &ServedTools) -> String {
-    let width = tools.names().iter().map(|n| n.len()).max().unwrap_or(0);
+/// The built-in tools served, then the remote ones discovered (a built-in
+/// name wins).
+fn all_tools(herald: &Herald) -> Vec<Tool> {
+    let mut tools = herald.tools.tools().to_vec();
+    tools.extend(
+        herald
+            .toolbox
+            .remote_definitions()
+            .iter()
+            .filter(|d| herald.tools.get(&d.name).is_none())
+            .map(to_mcp_tool),
+    );
+    tools
+}
+
+/// Where a tool comes from: `lorebase` (Keeper), `kb` (the markdown
+/// catalog), or `remote <server> <url>` (an MCP server of `mcp.servers`).
+pub fn source_of(herald: &Herald, name: &str) -> String {
+    if herald.tools.get(name).is_some() {
+        return if name.starts_with("kb_") {
+            "kb".into()
+        } else {
+            "lorebase".into()
+        };
+    }
+    let Some(tool) = herald.toolbox.remote().find(name) else {
+        return "unknown".into();
+    };
+    let url = herald
+        .toolbox
+        .remote()
+        .summaries()
+        .into_iter()
+        .find(|s| s.name == tool.server)
+        .map(|s| s.url)
+        .unwrap_or_default();
+    format!("remote {} {url}", tool.server)
+}
+
+/// The text listing: name, read-only or writes, where it comes from
+/// (`source`), title.
+pub fn tools_text(tools: &[Tool], source: impl Fn(&str) -> String) -> String {
+    let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
+    let sources: Vec<String> = tools.iter().map(|t| source(&t.name)).collect();
+    let source_width = sources.iter().map(|s| s.chars().count()).max().unwrap_or(0);
     let mut out = String::new();
-    for tool in tools.tools() {
+    for (tool, from) in tools.iter().zip(&sources) {
         let writes = tool
             .annotations
             .as_ref()
@@ -45,9 +89,10 @@ pub fn tools_text(tools: &ServedTools) -> String {
             .or_else(|| tool.description.as_ref().map(|d| d.to_string()))
             .unwrap_or_default();
         out.push_str(&format!(
-            "{:width$}  {:9}  {}\n",
+            "{:width$}  {:9}  {:source_width$}  {}\n",
             tool.name,
             if writes { "writes" } else { "read-only" },
+            from,
             title,
         ));
     }
@@ -86,7 +131,7 @@ pub fn parse_arguments(json: Option<&str>) -> Result<Map<String, Value>, ServerE
 /// Exit code 0, or 1 on a tool error; an unknown tool is a usage error (2).
 pub async fn call(herald: &Herald, tool: &str, json: Option<&str>) -> Result<i32, ServerError> {
     let arguments = parse_arguments(json)?;
-    if herald.tools.get(tool).is_none() {
+    if herald.tools.get(tool).is_none() && herald.toolbox.remote().find(tool).is_none() {
         return Err(unknown(tool, &herald.tools));
     }
     let out = herald

@@ -15,7 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::credential::CallerAuth;
-use crate::served_tools::ServedTools;
+use crate::served_tools::{ServedTools, to_mcp_tool};
 use crate::{completion, prompt, resources};
 
 /// The server's name in `serverInfo`.
@@ -80,9 +80,36 @@ impl HeraldServer {
         &self.inner.toolbox
     }
 
-    /// The served tools.
+    /// The served tools (built-in).
     pub fn tools(&self) -> &ServedTools {
         &self.inner.tools
+    }
+
+    /// Every tool served now: the built-in ones, then the remote tools
+    /// discovered so far (`mcp.servers`, re-discovered while serving).
+    pub fn current_tools(&self) -> Vec<Tool> {
+        let mut tools = self.inner.tools.tools().to_vec();
+        tools.extend(self.remote_tools());
+        tools
+    }
+
+    /// The remote tools served now (a built-in name always wins).
+    fn remote_tools(&self) -> Vec<Tool> {
+        self.inner
+            .toolbox
+            .remote_definitions()
+            .iter()
+            .filter(|d| self.inner.tools.get(&d.name).is_none())
+            .map(to_mcp_tool)
+            .collect()
+    }
+
+    /// The served tool called `name`, built-in or remote.
+    fn served_tool(&self, name: &str) -> Option<Tool> {
+        if let Some(tool) = self.inner.tools.get(name) {
+            return Some(tool.clone());
+        }
+        self.remote_tools().into_iter().find(|t| t.name == name)
     }
 }
 
@@ -134,6 +161,13 @@ impl ServerHandler for HeraldServer {
                 .enable_tools()
                 .build()
         };
+        let mut capabilities = capabilities;
+        if !self.inner.toolbox.remote().is_empty()
+            && let Some(tools) = capabilities.tools.as_mut()
+        {
+            // Remote tools come and go with re-discovery.
+            tools.list_changed = Some(true);
+        }
         ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
@@ -148,13 +182,11 @@ impl ServerHandler for HeraldServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            self.inner.tools.tools().to_vec(),
-        ))
+        Ok(ListToolsResult::with_all_items(self.current_tools()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner.tools.get(name).cloned()
+        self.served_tool(name)
     }
 
     async fn call_tool(
@@ -163,7 +195,7 @@ impl ServerHandler for HeraldServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
-        if self.inner.tools.get(name).is_none() {
+        if self.served_tool(name).is_none() {
             return Err(unknown_tool(name, &self.inner.tools));
         }
         let credential = match self.inner.auth.credential(&context.extensions) {

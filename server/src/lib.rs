@@ -16,7 +16,9 @@
 //! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
-//! - [`demo`] and [`commands`]: `demo`, `call`, `tools`.
+//! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
+//! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
+//!   (SIGHUP, `mcp.refresh_interval_s`).
 
 pub mod app;
 pub mod cli;
@@ -31,6 +33,7 @@ pub mod http;
 pub mod http_guard;
 pub mod logging;
 pub mod prompt;
+pub mod remote_refresh;
 pub mod resources;
 pub mod served_tools;
 pub mod shutdown;

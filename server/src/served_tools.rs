@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use herald_core::config::ToolSelection;
+use herald_core::remote::NAME_SEPARATOR;
 use herald_core::tools::ToolDefinition;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
@@ -21,7 +22,9 @@ pub struct ServedTools {
 impl ServedTools {
     /// Narrows `all` by `selection`. A name in the allow list that is not
     /// among `all` is an error (a typo would otherwise silently serve
-    /// nothing); a denied name that does not exist is only logged.
+    /// nothing), unless it has the shape of a remote tool (`<server>__<tool>`,
+    /// discovered later and served by the handler): that is only logged. A
+    /// denied name that does not exist is only logged.
     pub fn select(
         all: Vec<ToolDefinition>,
         selection: &ToolSelection,
@@ -31,7 +34,7 @@ impl ServedTools {
             let unknown: Vec<&str> = allow
                 .iter()
                 .map(String::as_str)
-                .filter(|n| !known(n))
+                .filter(|n| !known(n) && !n.contains(NAME_SEPARATOR))
                 .collect();
             if !unknown.is_empty() {
                 let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
@@ -166,6 +169,16 @@ mod tests {
         let sel = ToolSelection {
             allow: Some(vec!["lorebase_execute".into(), "lorebase_get".into()]),
             deny: vec!["lorebase_execute".into(), "no_such_tool".into()],
+            ..Default::default()
+        };
+        let served = ServedTools::select(table(), &sel).unwrap();
+        assert_eq!(served.names(), ["lorebase_get"]);
+    }
+
+    #[test]
+    fn remote_shaped_allowed_names_are_left_to_discovery() {
+        let sel = ToolSelection {
+            allow: Some(vec!["lorebase_get".into(), "runbooks__search".into()]),
             ..Default::default()
         };
         let served = ServedTools::select(table(), &sel).unwrap();

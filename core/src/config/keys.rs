@@ -10,11 +10,13 @@ use super::layers::RawValue;
 use super::{Settings, Transport};
 
 /// The sections of the `herald` mapping.
-pub(crate) const SECTIONS: [&str; 6] = ["keeper", "http", "output", "changes", "kb", "tools"];
+pub(crate) const SECTIONS: [&str; 7] = [
+    "keeper", "http", "output", "changes", "kb", "tools", "mcp",
+];
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 28] = [
+pub const KEYS: [&str; 33] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -43,6 +45,11 @@ pub const KEYS: [&str; 28] = [
     "tools.read_only",
     "tools.allow",
     "tools.deny",
+    "mcp.servers",
+    "mcp.require_allowlist",
+    "mcp.discovery_timeout_s",
+    "mcp.call_timeout_s",
+    "mcp.refresh_interval_s",
 ];
 
 /// Whether `key` is a settings key.
@@ -260,6 +267,13 @@ pub(crate) fn apply(
         "tools.read_only" => settings.tools.read_only = f.bool()?,
         "tools.allow" => settings.tools.allow = f.optional_list()?,
         "tools.deny" => settings.tools.deny = f.list()?,
+        "mcp.servers" => {
+            settings.mcp.servers = super::mcp::parse_servers(raw).map_err(|e| f.invalid(e))?
+        }
+        "mcp.require_allowlist" => settings.mcp.require_allowlist = f.bool()?,
+        "mcp.discovery_timeout_s" => settings.mcp.discovery_timeout_s = f.int(1, 600)?,
+        "mcp.call_timeout_s" => settings.mcp.call_timeout_s = f.int(1, 3600)?,
+        "mcp.refresh_interval_s" => settings.mcp.refresh_interval_s = f.int(0, 86_400)?,
         _ => {
             return Err(ConfigError::UnknownKey {
                 key: key.to_string(),

@@ -29,6 +29,7 @@
 mod error;
 mod keys;
 mod layers;
+mod mcp;
 mod secret;
 
 use std::collections::BTreeMap;
@@ -39,6 +40,7 @@ use serde::{Deserialize, Serialize};
 pub use error::{ConfigError, SettingSource};
 pub use keys::KEYS;
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
+pub use mcp::{MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings};
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 
 /// How Herald talks to its MCP host.
@@ -73,6 +75,8 @@ pub struct Settings {
     pub kb: KbSettings,
     /// Which tools are served.
     pub tools: ToolSelection,
+    /// Remote MCP servers whose tools join the toolbox.
+    pub mcp: McpSettings,
 }
 
 /// How to reach Keeper.
@@ -232,6 +236,7 @@ impl Default for Settings {
             changes: ChangesSettings { max_pages: 10 },
             kb: KbSettings::default(),
             tools: ToolSelection::default(),
+            mcp: McpSettings::default(),
         }
     }
 }
@@ -281,6 +286,12 @@ impl Settings {
         if settings.keeper.trust_env {
             settings.keeper.env_proxy = EnvProxy::from_env(env);
         }
+        mcp::resolve_tokens(
+            &mut settings.mcp,
+            env,
+            &source_of("mcp.servers"),
+            &source_of("mcp.require_allowlist"),
+        )?;
         Ok(settings)
     }
 

@@ -128,7 +128,14 @@ impl CatalogState {
                     }
             })
             .collect();
+        let listed_at = started.elapsed();
         let parsed = read_in_parallel(&to_read);
+        tracing::debug!(
+            "KB: listed {} files in {listed_at:?}, read and parsed {} in {:?}",
+            files.len(),
+            to_read.len(),
+            started.elapsed() - listed_at
+        );
 
         let mut to_add: Vec<(u64, Arc<KbEntry>)> = Vec::new();
         for (file, result) in to_read.iter().zip(parsed) {
@@ -187,7 +194,9 @@ impl CatalogState {
         if !first && changes.is_empty() {
             return Ok((changes, None));
         }
+        let write_started = Instant::now();
         self.write(&changes, to_add, first)?;
+        tracing::debug!("KB: index written in {:?}", write_started.elapsed());
         self.generation += 1;
         let snapshot = self.snapshot()?;
         log_changes(&self.root, &changes, &snapshot, started, first);

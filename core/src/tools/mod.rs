@@ -7,7 +7,10 @@
 //! - `handlers`: one handler per tool (typed arguments, one Keeper call, a
 //!   rendering);
 //! - `args`: the shared arguments and the `[validation-failed]` errors;
-//! - the KB tools (`kb_search`, `kb_get`) join the table when `kb.dir` is set.
+//! - the KB tools (`kb_search`, `kb_get`) join the table when `kb.dir` is set;
+//! - the tools of remote MCP servers (`mcp.servers`, [`crate::remote`]) join
+//!   after discovery ([`Toolbox::discover_remote`]) as `<server>__<tool>`; a
+//!   built-in tool wins a name collision.
 //!
 //! What the tools take and answer is documented in `docs/tools.md`.
 
@@ -28,6 +31,7 @@ use crate::error::{KeeperError, ToolError};
 use crate::kb::{KbCatalog, KbError};
 use crate::keeper::model::{Issue, ProblemCode};
 use crate::keeper::{Credential, KeeperClient};
+use crate::remote::{RemoteError, RemoteTools, ServerSummary};
 
 /// MCP tool annotations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,6 +109,9 @@ pub enum ToolboxError {
     /// The KB catalog (`kb.dir`) cannot be opened.
     #[error(transparent)]
     Kb(#[from] KbError),
+    /// The client of the remote MCP servers (`mcp.servers`) cannot be built.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
 }
 
 /// The tools of one Herald, ready to list and call.
@@ -113,6 +120,7 @@ pub struct Toolbox {
     settings: Arc<Settings>,
     keeper: KeeperClient,
     kb: Option<KbCatalog>,
+    remote: RemoteTools,
 }
 
 impl fmt::Debug for Toolbox {
@@ -121,24 +129,75 @@ impl fmt::Debug for Toolbox {
             .field("settings", &self.settings)
             .field("keeper", &self.keeper)
             .field("kb", &self.kb.as_ref().map(|c| c.dir().to_path_buf()))
+            .field("remote", &self.remote)
             .finish()
     }
 }
 
 impl Toolbox {
     /// Builds the toolbox from resolved settings: the Keeper client, and the KB
-    /// catalog when `kb.dir` is set (indexed now, then watched).
+    /// catalog when `kb.dir` is set (indexed now, then watched). Remote MCP
+    /// servers are not asked yet: call [`Toolbox::discover_remote`].
     pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
         let keeper = KeeperClient::new(&settings.keeper)?;
         let kb = match &settings.kb.dir {
             Some(dir) => Some(KbCatalog::open(dir)?),
             None => None,
         };
+        let remote = RemoteTools::new(&settings.mcp, &settings.output)?;
         Ok(Self {
             settings: Arc::new(settings),
             keeper,
             kb,
+            remote,
         })
+    }
+
+    /// Asks the remote MCP servers (`mcp.servers`) for their tools, all at
+    /// once and bounded by `mcp.discovery_timeout_s`; a server that fails is
+    /// logged and skipped. Call it again to re-discover (a server that came
+    /// up later joins). Shared by every clone of this toolbox.
+    pub async fn discover_remote(&self) -> Vec<ServerSummary> {
+        if self.remote.is_empty() {
+            return Vec::new();
+        }
+        self.remote.discover().await
+    }
+
+    /// The remote MCP servers and their discovered tools.
+    pub fn remote(&self) -> &RemoteTools {
+        &self.remote
+    }
+
+    /// The built-in definitions served (the Lorebase tools, the KB tools),
+    /// without the remote ones.
+    pub fn local_definitions(&self) -> Vec<ToolDefinition> {
+        let mut defs: Vec<ToolDefinition> = table::TOOLS.iter().map(definition).collect();
+        if self.kb.is_some() {
+            defs.extend(crate::kb::tools::definitions());
+        }
+        defs.retain(|d| self.serves(&d.name, !d.annotations.read_only_hint));
+        defs
+    }
+
+    /// The discovered remote definitions served: those whose name no built-in
+    /// tool takes, narrowed by the tool selection (`tools.read_only` drops
+    /// every remote tool the server does not declare read-only).
+    pub fn remote_definitions(&self) -> Vec<ToolDefinition> {
+        self.remote
+            .definitions()
+            .into_iter()
+            .filter(|d| !self.is_builtin(&d.name))
+            .filter(|d| self.serves(&d.name, !d.annotations.read_only_hint))
+            .collect()
+    }
+
+    /// Whether `name` is a built-in tool (Lorebase or KB), served or not.
+    fn is_builtin(&self, name: &str) -> bool {
+        table::spec(name).is_some()
+            || crate::kb::tools::definitions()
+                .iter()
+                .any(|d| d.name == name)
     }
 
     /// The settings it serves with.
@@ -157,14 +216,12 @@ impl Toolbox {
     }
 
     /// The definitions of the tools served, in table order: the Lorebase tools,
-    /// then the KB tools when a catalog is open; `tools.read_only` drops
-    /// `lorebase_execute`, then the allow and deny lists apply.
+    /// then the KB tools when a catalog is open, then the discovered remote
+    /// tools; `tools.read_only` drops `lorebase_execute` (and remote tools not
+    /// declared read-only), then the allow and deny lists apply.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
-        let mut defs: Vec<ToolDefinition> = table::TOOLS.iter().map(definition).collect();
-        if self.kb.is_some() {
-            defs.extend(crate::kb::tools::definitions());
-        }
-        defs.retain(|d| self.serves(&d.name, !d.annotations.read_only_hint));
+        let mut defs = self.local_definitions();
+        defs.extend(self.remote_definitions());
         defs
     }
 
@@ -209,6 +266,13 @@ impl Toolbox {
             && self.serves(name, false)
             && let Some(out) =
                 crate::kb::tools::call(catalog, name, &arguments, &self.settings.output)
+        {
+            return Ok(out);
+        }
+        if !self.is_builtin(name)
+            && let Some(tool) = self.remote.find(name)
+            && self.serves(name, !tool.definition.annotations.read_only_hint)
+            && let Some(out) = self.remote.call(name, arguments).await
         {
             return Ok(out);
         }

@@ -29,14 +29,21 @@ pub(crate) fn shown_entry(
     e
 }
 
-/// Per attribute, its value (masked when needed) and last change.
+/// Per attribute, its value (masked when needed) and last change, in the
+/// order the Kind declares its attributes (herald.md's lineage example).
 pub(crate) fn attribute_lineage(
     view: &ReadView,
     rec: &StoredRecord,
     only: &[String],
 ) -> Vec<AttributeLineage> {
-    rec.values
-        .iter()
+    let declared: Vec<&str> = view
+        .kind(&rec.record.kind)
+        .map(|k| k.attributes.iter().map(|a| a.name.as_str()).collect())
+        .unwrap_or_default();
+    let mut values: Vec<_> = rec.values.iter().collect();
+    values.sort_by_key(|(a, _)| declared.iter().position(|d| d == a).unwrap_or(usize::MAX));
+    values
+        .into_iter()
         .filter(|(a, _)| only.is_empty() || only.contains(a))
         .filter_map(|(a, v)| {
             Some(AttributeLineage {
