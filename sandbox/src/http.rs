@@ -358,7 +358,7 @@ async fn method_not_allowed() -> ApiError {
 async fn log_requests(req: Request, next: Next) -> Response {
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let response = next.run(req).await;
-    tracing::info!(%method, %path, status = response.status().as_u16(), "request");
+    tracing::debug!(%method, %path, status = response.status().as_u16(), "request");
     response
 }
 

@@ -34,8 +34,9 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("LOREBASE_SANDBOX_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+            tracing_subscriber::EnvFilter::try_from_env("LOREBASE_SANDBOX_LOG").unwrap_or_else(
+                |_| tracing_subscriber::EnvFilter::new("info,lorebase_sandbox::http=debug"),
+            ),
         )
         .init();
     let cli = Cli::parse();
