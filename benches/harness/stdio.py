@@ -32,12 +32,14 @@ class StdioSession:
     def __init__(self, argv: list[str], env: dict[str, str], stderr: Path):
         self.stderr = open(stderr, "ab")
         self.start = time.perf_counter()
+        # Buffered pipes: an unbuffered stdout would be read one byte per syscall.
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                     env=env, bufsize=0)
+                                     env=env)
         self.out = self.proc.stdout
 
     def send(self, message: dict | bytes) -> None:
         self.proc.stdin.write(message if isinstance(message, bytes) else _line(message))
+        self.proc.stdin.flush()
 
     def answer(self, wanted_id: int) -> dict:
         """The response to ``wanted_id`` (notifications and other lines skipped)."""

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use herald_core::config::{ConfigError, Overrides, Settings};
 use herald_core::keeper::Credential;
 use herald_core::remote::ServerStatus;
-use remote_support::{Mode, captured_logs, discovered, settings, start, start_echoing_500, start_redirector};
+use remote_support::{
+    Mode, captured_logs, discovered, settings, start, start_echoing_500, start_redirector,
+};
 use serde_json::{Map, Value, json};
 
 fn load(servers: Value, extra: &[(&str, &str)]) -> Result<Settings, ConfigError> {
@@ -31,25 +33,41 @@ fn servers_load_from_the_file_and_variables() {
         "herald:\n  mcp:\n    require_allowlist: true\n    servers:\n      - name: runbooks\n        url: https://mcp.internal.example/mcp\n        tools: [search, get]\n",
     )
     .unwrap();
-    let env: BTreeMap<String, String> =
-        [("LOREBASE_CONFIG".to_string(), path.to_string_lossy().into_owned())].into();
+    let env: BTreeMap<String, String> = [(
+        "LOREBASE_CONFIG".to_string(),
+        path.to_string_lossy().into_owned(),
+    )]
+    .into();
     let s = Settings::load_with_env(&env, &Overrides::new()).unwrap();
     assert!(s.mcp.require_allowlist);
     assert_eq!(s.mcp.servers[0].name, "runbooks");
-    assert_eq!(s.mcp.servers[0].tools.as_deref().unwrap(), ["search", "get"]);
+    assert_eq!(
+        s.mcp.servers[0].tools.as_deref().unwrap(),
+        ["search", "get"]
+    );
     // Binding options use the same shape.
     let mut o = Overrides::new();
-    o.merge_json(&json!({"mcp": {"servers": [{"name": "a", "url": "http://localhost:1/mcp"}]}}), "options")
-        .unwrap();
+    o.merge_json(
+        &json!({"mcp": {"servers": [{"name": "a", "url": "http://localhost:1/mcp"}]}}),
+        "options",
+    )
+    .unwrap();
     let s = Settings::load_with_env(&BTreeMap::new(), &o).unwrap();
     assert_eq!(s.mcp.servers[0].url, "http://localhost:1/mcp");
 }
 
 #[test]
 fn invalid_servers_name_the_key_and_source() {
-    let err = load(json!([{"name": "a__b", "url": "http://localhost/mcp"}]), &[]).unwrap_err();
+    let err = load(
+        json!([{"name": "a__b", "url": "http://localhost/mcp"}]),
+        &[],
+    )
+    .unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("herald.mcp.servers") && text.contains("LOREBASE__HERALD__MCP__SERVERS"), "{text}");
+    assert!(
+        text.contains("herald.mcp.servers") && text.contains("LOREBASE__HERALD__MCP__SERVERS"),
+        "{text}"
+    );
     assert!(text.contains("__"), "{text}");
     let err = load(json!([{"name": "a", "url": "ftp://x/mcp"}]), &[]).unwrap_err();
     assert!(err.to_string().contains("http"), "{err}");
@@ -61,12 +79,25 @@ fn require_allowlist_refuses_a_server_without_one() {
         {"name": "ok", "url": "https://a.example/mcp", "tools": ["x"]},
         {"name": "open", "url": "https://b.example/mcp"}
     ]);
-    let err = load(servers.clone(), &[("LOREBASE__HERALD__MCP__REQUIRE_ALLOWLIST", "true")]).unwrap_err();
+    let err = load(
+        servers.clone(),
+        &[("LOREBASE__HERALD__MCP__REQUIRE_ALLOWLIST", "true")],
+    )
+    .unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("require_allowlist") && text.contains("\"open\""), "{text}");
+    assert!(
+        text.contains("require_allowlist") && text.contains("\"open\""),
+        "{text}"
+    );
     assert!(load(servers, &[]).is_ok());
     let all_listed = json!([{"name": "ok", "url": "https://a.example/mcp", "tools": []}]);
-    assert!(load(all_listed, &[("LOREBASE__HERALD__MCP__REQUIRE_ALLOWLIST", "true")]).is_ok());
+    assert!(
+        load(
+            all_listed,
+            &[("LOREBASE__HERALD__MCP__REQUIRE_ALLOWLIST", "true")]
+        )
+        .is_ok()
+    );
 }
 
 #[test]
@@ -78,10 +109,17 @@ fn the_cleartext_guard_refuses_a_token_over_http_to_a_public_host() {
             &[("S_TOKEN", TOKEN)],
         )
     };
-    for public in ["http://mcp.example.com/mcp", "http://8.8.8.8/mcp", "http://[2001:db8::1]/mcp"] {
+    for public in [
+        "http://mcp.example.com/mcp",
+        "http://8.8.8.8/mcp",
+        "http://[2001:db8::1]/mcp",
+    ] {
         let err = with(public).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("plain http://") && text.contains("S_TOKEN"), "{public}: {text}");
+        assert!(
+            text.contains("plain http://") && text.contains("S_TOKEN"),
+            "{public}: {text}"
+        );
         assert!(!text.contains(TOKEN), "{text}");
     }
     for fine in [
@@ -100,13 +138,22 @@ fn the_cleartext_guard_refuses_a_token_over_http_to_a_public_host() {
         assert!(!format!("{s:?}").contains(TOKEN));
     }
     // Without a token, plain http to a public host is allowed.
-    assert!(load(json!([{"name": "s", "url": "http://mcp.example.com/mcp"}]), &[]).is_ok());
+    assert!(
+        load(
+            json!([{"name": "s", "url": "http://mcp.example.com/mcp"}]),
+            &[]
+        )
+        .is_ok()
+    );
 }
 
 #[test]
 fn a_missing_token_variable_is_named_not_guessed() {
-    let err = load(json!([{"name": "s", "url": "https://x.example/mcp", "token_env": "NOPE_TOKEN"}]), &[])
-        .unwrap_err();
+    let err = load(
+        json!([{"name": "s", "url": "https://x.example/mcp", "token_env": "NOPE_TOKEN"}]),
+        &[],
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("NOPE_TOKEN is not set"), "{err}");
 }
 
@@ -121,18 +168,32 @@ async fn the_token_reaches_its_server_and_never_a_log_line() {
     ))
     .await;
     let out = toolbox
-        .call("alpha__echo", json!({"text": "x"}).as_object().cloned().unwrap(), &Credential::Configured)
+        .call(
+            "alpha__echo",
+            json!({"text": "x"}).as_object().cloned().unwrap(),
+            &Credential::Configured,
+        )
         .await
         .unwrap();
     assert_eq!(out.text, "echo:x");
-    let out = toolbox.call("alpha__flaky", Map::new(), &Credential::Configured).await.unwrap();
+    let out = toolbox
+        .call("alpha__flaky", Map::new(), &Credential::Configured)
+        .await
+        .unwrap();
     assert!(out.is_error && !out.text.contains(TOKEN));
     let seen = server.seen.authorizations.lock().unwrap().clone();
     assert!(!seen.is_empty());
-    assert!(seen.iter().all(|a| a.as_deref() == Some(&format!("Bearer {TOKEN}")[..])), "{seen:?}");
+    assert!(
+        seen.iter()
+            .all(|a| a.as_deref() == Some(&format!("Bearer {TOKEN}")[..])),
+        "{seen:?}"
+    );
     assert!(!format!("{toolbox:?}").contains(TOKEN));
     let text = logs.text();
-    assert!(text.contains("remote MCP server discovered"), "logs were not captured");
+    assert!(
+        text.contains("remote MCP server discovered"),
+        "logs were not captured"
+    );
     assert!(!text.contains(TOKEN), "the token is in the logs");
 }
 
@@ -150,17 +211,31 @@ async fn the_token_is_dropped_on_a_redirect_to_another_host() {
         &[("MOVED_TOKEN", TOKEN)],
     ))
     .await;
-    assert_eq!(toolbox.remote().summaries()[0].status, ServerStatus::Ready { tools: 1 });
+    assert_eq!(
+        toolbox.remote().summaries()[0].status,
+        ServerStatus::Ready { tools: 1 }
+    );
     let out = toolbox
-        .call("moved__echo", json!({"text": "y"}).as_object().cloned().unwrap(), &Credential::Configured)
+        .call(
+            "moved__echo",
+            json!({"text": "y"}).as_object().cloned().unwrap(),
+            &Credential::Configured,
+        )
         .await
         .unwrap();
     assert_eq!(out.text, "echo:y");
     let to_redirector = redirector.seen.authorizations.lock().unwrap().clone();
-    assert!(to_redirector.iter().all(|a| a.as_deref() == Some(&format!("Bearer {TOKEN}")[..])));
+    assert!(
+        to_redirector
+            .iter()
+            .all(|a| a.as_deref() == Some(&format!("Bearer {TOKEN}")[..]))
+    );
     let to_target = target.seen.authorizations.lock().unwrap().clone();
     assert!(!to_target.is_empty(), "the redirect was not followed");
-    assert!(to_target.iter().all(Option::is_none), "the token followed the redirect: {to_target:?}");
+    assert!(
+        to_target.iter().all(Option::is_none),
+        "the token followed the redirect: {to_target:?}"
+    );
     assert!(!logs.text().contains(TOKEN));
 }
 

@@ -24,6 +24,8 @@ from conftest import LineReader, clean_env, http_session, stdio_session, stop, t
 
 HERE = Path(__file__).resolve().parent
 TOKEN = "py-remote-token-3f9c2a71d0"
+# The caller's key over Streamable HTTP (the sandbox Keeper runs in auth mode none).
+CALLER = {"Authorization": "Bearer lbk_caller_key"}
 
 
 @dataclass
@@ -88,7 +90,7 @@ async def test_a_remote_tool_is_called_through_herald_over_stdio(binaries, sandb
         # A remote failure is a tool error, not a crash; Herald serves on.
         result = await session.call_tool("py__explode", {})
         assert result.is_error
-        assert "kaboom" in text_of(result)
+        assert "explode" in text_of(result)
         result = await session.call_tool("lorebase_get", {"ref": "Supplier/S-1001"})
         assert not result.is_error, text_of(result)
 
@@ -108,7 +110,8 @@ async def test_remote_tools_over_http_with_an_unreachable_server_and_no_token_in
     started = time.monotonic()
     herald = http_herald_factory(sandbox.url, env=env)
     assert time.monotonic() - started < 30
-    async with http_session(herald.url) as session:
+    # Over HTTP every call carries the caller's own key, remote tools included.
+    async with http_session(herald.url, headers=CALLER) as session:
         names = [t.name for t in (await session.list_tools()).tools]
         assert "py__add" in names
         assert not any(n.startswith("dead__") for n in names)
@@ -180,7 +183,7 @@ async def test_a_server_that_comes_up_later_joins_on_sighup(binaries, sandbox, h
         herald.proc.send_signal(signal.SIGHUP)
         names: list[str] = []
         for _ in range(100):
-            async with http_session(herald.url) as session:
+            async with http_session(herald.url, headers=CALLER) as session:
                 names = [t.name for t in (await session.list_tools()).tools]
                 if "late__add" in names:
                     result = await session.call_tool("late__add", {"a": 20, "b": 22})

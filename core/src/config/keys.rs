@@ -10,9 +10,8 @@ use super::layers::RawValue;
 use super::{Settings, Transport};
 
 /// The sections of the `herald` mapping.
-pub(crate) const SECTIONS: [&str; 7] = [
-    "keeper", "http", "output", "changes", "kb", "tools", "mcp",
-];
+pub(crate) const SECTIONS: [&str; 7] =
+    ["keeper", "http", "output", "changes", "kb", "tools", "mcp"];
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.

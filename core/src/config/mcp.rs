@@ -89,7 +89,10 @@ pub(crate) fn parse_servers(raw: &RawValue) -> Result<Vec<McpServerSettings>, St
         }
     };
     if items.len() > MAX_SERVERS {
-        return Err(format!("at most {MAX_SERVERS} servers, got {}", items.len()));
+        return Err(format!(
+            "at most {MAX_SERVERS} servers, got {}",
+            items.len()
+        ));
     }
     let mut seen = BTreeSet::new();
     let mut servers = Vec::with_capacity(items.len());
@@ -291,7 +294,10 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(s.len(), 2);
-        assert_eq!(s[0].tools.as_deref(), Some(&["search".into(), "get".into()][..]));
+        assert_eq!(
+            s[0].tools.as_deref(),
+            Some(&["search".into(), "get".into()][..])
+        );
         assert_eq!(s[1].token_env.as_deref(), Some("WIKI_TOKEN"));
         let t = parse_servers(&RawValue::Text(
             r#"[{"name":"a","url":"http://localhost:1/mcp"}]"#.into(),
@@ -305,16 +311,31 @@ mod tests {
     fn bad_servers_are_refused_with_the_reason() {
         let cases = [
             (json!([{"name": "a__b", "url": "http://x/mcp"}]), "__"),
-            (json!([{"name": "a b", "url": "http://x/mcp"}]), "whitespace"),
+            (
+                json!([{"name": "a b", "url": "http://x/mcp"}]),
+                "whitespace",
+            ),
             (json!([{"name": "a/b", "url": "http://x/mcp"}]), "letters"),
             (json!([{"url": "http://x/mcp"}]), "name is required"),
             (json!([{"name": "a"}]), "url is required"),
             (json!([{"name": "a", "url": "ftp://x/mcp"}]), "http://"),
             (json!([{"name": "a", "url": "not a url"}]), "not a URL"),
-            (json!([{"name": "a", "url": "http://x/mcp"}, {"name": "a", "url": "http://y/mcp"}]), "twice"),
-            (json!([{"name": "a", "url": "http://x/mcp", "token": "abc"}]), "unknown key"),
-            (json!([{"name": "a", "url": "http://x/mcp", "tools": "search"}]), "list"),
-            (json!([{"name": "a", "url": "http://x/mcp", "tools": [""]}]), "entry"),
+            (
+                json!([{"name": "a", "url": "http://x/mcp"}, {"name": "a", "url": "http://y/mcp"}]),
+                "twice",
+            ),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "token": "abc"}]),
+                "unknown key",
+            ),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "tools": "search"}]),
+                "list",
+            ),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "tools": [""]}]),
+                "entry",
+            ),
             (json!({"name": "a"}), "list of servers"),
         ];
         for (value, needle) in cases {
@@ -326,8 +347,12 @@ mod tests {
     #[test]
     fn credentials_in_the_url_are_refused_without_quoting_them() {
         let err = parse(json!([{"name": "a", "url": "https://user:s3cret@x/mcp"}])).unwrap_err();
-        assert!(err.contains("credentials") && !err.contains("s3cret"), "{err}");
-        let err = parse(json!([{"name": "a", "url": "https://x/mcp", "token_env": 42}])).unwrap_err();
+        assert!(
+            err.contains("credentials") && !err.contains("s3cret"),
+            "{err}"
+        );
+        let err =
+            parse(json!([{"name": "a", "url": "https://x/mcp", "token_env": 42}])).unwrap_err();
         assert!(!err.contains("42"), "{err}");
     }
 }

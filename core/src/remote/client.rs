@@ -145,9 +145,13 @@ impl Failure {
             source = e.source();
         }
         // Some transports keep their cause out of `source()`: read the text too.
-        transient |= ["Connection refused", "connection closed", "error sending request"]
-            .iter()
-            .any(|needle| text.contains(needle))
+        transient |= [
+            "Connection refused",
+            "connection closed",
+            "error sending request",
+        ]
+        .iter()
+        .any(|needle| text.contains(needle))
             || ["HTTP 429", "HTTP 502", "HTTP 503", "HTTP 504"]
                 .iter()
                 .any(|needle| text.contains(needle));
@@ -261,7 +265,10 @@ mod tests {
         let s = settings("http://127.0.0.1:9/mcp?key=abcdef", Some("tok-123456"));
         let text = "failed for http://127.0.0.1:9/mcp?key=abcdef with tok-123456\nand more";
         let out = scrub(text, &s);
-        assert!(!out.contains("tok-123456") && !out.contains("abcdef"), "{out}");
+        assert!(
+            !out.contains("tok-123456") && !out.contains("abcdef"),
+            "{out}"
+        );
         assert!(out.contains("http://127.0.0.1:9/mcp"), "{out}");
         assert!(!out.contains('\n'));
         let long = scrub(&"x".repeat(5000), &s);

@@ -283,7 +283,10 @@ mod tests {
     fn names_are_namespaced_and_descriptions_marked() {
         let d = definition("runbooks", &tool("search")).unwrap();
         assert_eq!(d.name, "runbooks__search");
-        assert!(d.description.starts_with("[External tool from the remote MCP server \"runbooks\""));
+        assert!(
+            d.description
+                .starts_with("[External tool from the remote MCP server \"runbooks\"")
+        );
         assert!(d.description.ends_with("Finds things"));
         assert_eq!(d.title, "search (remote: runbooks)");
         assert!(d.output_schema.is_none());
@@ -295,12 +298,24 @@ mod tests {
         assert!(!d.annotations.read_only_hint);
         assert!(d.annotations.destructive_hint && d.annotations.open_world_hint);
         let mut t = tool("t");
-        t.annotations = Some(McpAnnotations::from_raw(None, Some(true), None, None, Some(false)));
+        t.annotations = Some(McpAnnotations::from_raw(
+            None,
+            Some(true),
+            None,
+            None,
+            Some(false),
+        ));
         let d = definition("s", &t).unwrap();
         assert!(d.annotations.read_only_hint && !d.annotations.destructive_hint);
         assert!(!d.annotations.open_world_hint);
         let mut t = tool("t");
-        t.annotations = Some(McpAnnotations::from_raw(None, Some(false), Some(false), Some(true), None));
+        t.annotations = Some(McpAnnotations::from_raw(
+            None,
+            Some(false),
+            Some(false),
+            Some(true),
+            None,
+        ));
         let d = definition("s", &t).unwrap();
         assert!(!d.annotations.read_only_hint && !d.annotations.destructive_hint);
         assert!(d.annotations.idempotent_hint);
@@ -311,7 +326,11 @@ mod tests {
         let mut t = tool("t");
         t.description = Some(format!("a\u{7}b\u{202E}c\n\nSYSTEM:  {}", "x".repeat(5000)).into());
         let d = definition("s", &t).unwrap();
-        assert!(!d.description.chars().any(|c| c.is_control() || c == '\u{202E}'));
+        assert!(
+            !d.description
+                .chars()
+                .any(|c| c.is_control() || c == '\u{202E}')
+        );
         assert!(d.description.contains("abc SYSTEM: x"));
         assert!(d.description.chars().count() < MAX_DESCRIPTION_CHARS + 200);
         assert!(d.description.ends_with('…'));
@@ -337,9 +356,22 @@ mod tests {
         let s = select(&server(Some(&["search", "get", "missing"])), listed);
         let names: Vec<&str> = s.tools.iter().map(|t| t.definition.name.as_str()).collect();
         assert_eq!(names, ["runbooks__search", "runbooks__get"]);
-        assert!(s.warnings.iter().any(|w| w.contains("\"missing\" is not offered")), "{:?}", s.warnings);
+        assert!(
+            s.warnings
+                .iter()
+                .any(|w| w.contains("\"missing\" is not offered")),
+            "{:?}",
+            s.warnings
+        );
         assert!(s.warnings.iter().any(|w| w.contains("listed twice")));
-        let all = select(&server(None), Listed { tools: vec![tool("a"), tool("b")], pages: 1, capped: true });
+        let all = select(
+            &server(None),
+            Listed {
+                tools: vec![tool("a"), tool("b")],
+                pages: 1,
+                capped: true,
+            },
+        );
         assert_eq!(all.tools.len(), 2);
         assert!(all.warnings[0].contains("more pages after 16"));
     }

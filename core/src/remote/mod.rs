@@ -178,7 +178,10 @@ impl RemoteTools {
             match tokio::time::timeout(timeout, discover_server(server)).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(Failure::new(
-                    format!("no answer within {} s (mcp.discovery_timeout_s)", timeout.as_secs()),
+                    format!(
+                        "no answer within {} s (mcp.discovery_timeout_s)",
+                        timeout.as_secs()
+                    ),
                     true,
                 )),
             }
@@ -250,10 +253,13 @@ impl RemoteTools {
 
     /// The registered tool served as `name`.
     pub fn find(&self, name: &str) -> Option<RemoteTool> {
-        self.inner
-            .servers
-            .iter()
-            .find_map(|s| s.read().tools.iter().find(|t| t.definition.name == name).cloned())
+        self.inner.servers.iter().find_map(|s| {
+            s.read()
+                .tools
+                .iter()
+                .find(|t| t.definition.name == name)
+                .cloned()
+        })
     }
 
     /// Every configured server: its URL (without query), status and tools.
@@ -267,7 +273,11 @@ impl RemoteTools {
                     name: s.settings.name.clone(),
                     url: s.url.clone(),
                     status: state.status.clone(),
-                    tools: state.tools.iter().map(|t| t.definition.name.clone()).collect(),
+                    tools: state
+                        .tools
+                        .iter()
+                        .map(|t| t.definition.name.clone())
+                        .collect(),
                     warnings: state.warnings.clone(),
                 }
             })
@@ -280,7 +290,11 @@ impl RemoteTools {
     pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> Option<RenderedOutput> {
         let (server, tool) = self.inner.servers.iter().find_map(|s| {
             let state = s.read();
-            let tool = state.tools.iter().find(|t| t.definition.name == name)?.clone();
+            let tool = state
+                .tools
+                .iter()
+                .find(|t| t.definition.name == name)?
+                .clone();
             Some((s, tool))
         })?;
         Some(self.call_on(server, &tool, arguments).await)
@@ -326,7 +340,10 @@ impl RemoteTools {
                 output::failure(&settings.name, &tool.definition.name, &f.reason)
             }
             Err(_) => {
-                let reason = format!("no answer within {} s (mcp.call_timeout_s)", timeout.as_secs());
+                let reason = format!(
+                    "no answer within {} s (mcp.call_timeout_s)",
+                    timeout.as_secs()
+                );
                 tracing::warn!(server = %settings.name, tool = %tool.definition.name, "remote tool call: {reason}; abandoned");
                 output::failure(&settings.name, &tool.definition.name, &reason)
             }
@@ -342,9 +359,12 @@ impl RemoteTools {
             return Ok(s);
         }
         let timeout = self.inner.discovery_timeout;
-        let session = tokio::time::timeout(timeout, client::connect(&server.settings, &server.http))
-            .await
-            .map_err(|_| Failure::new(format!("no answer within {} s", timeout.as_secs()), true))??;
+        let session =
+            tokio::time::timeout(timeout, client::connect(&server.settings, &server.http))
+                .await
+                .map_err(|_| {
+                    Failure::new(format!("no answer within {} s", timeout.as_secs()), true)
+                })??;
         let session = Arc::new(session);
         server.write().session = Some(session.clone());
         Ok(session)
@@ -363,16 +383,14 @@ impl RemoteTools {
 }
 
 /// One server's discovery, retried a little on transient errors.
-async fn discover_server(
-    server: &Server,
-) -> Result<(Session, discovery::Selected), Failure> {
+async fn discover_server(server: &Server) -> Result<(Session, discovery::Selected), Failure> {
     let mut attempt = 0;
     loop {
         match discover_once(server).await {
             Ok(found) => return Ok(found),
             Err(f) if f.transient && attempt < DISCOVERY_RETRIES => {
-                let pause = RETRY_PAUSE * 2u32.pow(attempt)
-                    + Duration::from_millis(fastrand::u64(0..100));
+                let pause =
+                    RETRY_PAUSE * 2u32.pow(attempt) + Duration::from_millis(fastrand::u64(0..100));
                 tracing::debug!(server = %server.settings.name, error = %f.reason, "discovery failed; retrying in {pause:?}");
                 tokio::time::sleep(pause).await;
                 attempt += 1;
