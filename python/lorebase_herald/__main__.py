@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from pathlib import Path
-from typing import List, NoReturn, Optional
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at startup
 
 from . import _native
+
+if TYPE_CHECKING:
+    from typing import List, NoReturn, Optional
 
 #: The command's name.
 PROGRAM = "lorebase-herald"
@@ -22,12 +24,14 @@ PROGRAM = "lorebase-herald"
 def launcher() -> str:
     """How an MCP host should start this server, as `demo` prints it in the host
     configurations (and the command line names itself in its usage)."""
-    if os.environ.get("UV") and any(part.startswith("archive-v") for part in Path(sys.prefix).parts):
+    prefix_parts = os.path.normpath(sys.prefix).split(os.sep)
+    if os.environ.get("UV") and any(part.startswith("archive-v") for part in prefix_parts):
         return f"uvx {PROGRAM}"  # an ephemeral environment in uv's cache
-    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if script is not None and script.stem == PROGRAM and script.is_file() and " " not in str(script):
-        return str(script.resolve())  # the console script, as the binary gives its own path
-    if script is not None and script.name == "__main__.py" and " " not in sys.executable:
+    script = sys.argv[0] if sys.argv else ""
+    name = os.path.basename(script)
+    if os.path.splitext(name)[0] == PROGRAM and os.path.isfile(script) and " " not in script:
+        return os.path.realpath(script)  # the console script, as the binary gives its own path
+    if name == "__main__.py" and " " not in sys.executable:
         return f"{sys.executable} -m lorebase_herald"
     return PROGRAM
 

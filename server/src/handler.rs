@@ -94,12 +94,32 @@ impl HeraldServer {
     }
 
     /// The remote tools served now (a built-in name always wins).
+    ///
+    /// Over Streamable HTTP, the tools of a remote server that Herald calls
+    /// with its own token (`token_env`) are not served: Herald cannot check a
+    /// caller's key itself, so anyone reaching it with any bearer would borrow
+    /// that token. Serve such servers over stdio or in-process instead.
     fn remote_tools(&self) -> Vec<Tool> {
+        let over_http = matches!(self.inner.auth, CallerAuth::HttpBearer { .. });
+        let tokened: Vec<String> = if over_http {
+            self.inner
+                .toolbox
+                .settings()
+                .mcp
+                .servers
+                .iter()
+                .filter(|s| s.token_env.is_some())
+                .map(|s| format!("{}__", s.name))
+                .collect()
+        } else {
+            Vec::new()
+        };
         self.inner
             .toolbox
             .remote_definitions()
             .iter()
             .filter(|d| self.inner.tools.get(&d.name).is_none())
+            .filter(|d| !tokened.iter().any(|prefix| d.name.starts_with(prefix)))
             .map(to_mcp_tool)
             .collect()
     }

@@ -100,23 +100,33 @@ async def test_remote_tools_over_http_with_an_unreachable_server_and_no_token_in
     binaries, sandbox, remote, http_herald_factory
 ):
     dead = f"http://127.0.0.1:{free_port()}/mcp"
-    env = servers_env(
-        [
-            {"name": "dead", "url": dead},
-            {"name": "py", "url": remote.url, "token_env": "PY_TOKEN", "tools": ["add"]},
-        ],
-        {"PY_TOKEN": TOKEN, "RUST_LOG": "debug"},
-    )
-    started = time.monotonic()
-    herald = http_herald_factory(sandbox.url, env=env)
-    assert time.monotonic() - started < 30
-    # Over HTTP every call carries the caller's own key, remote tools included.
-    async with http_session(herald.url, headers=CALLER) as session:
-        names = [t.name for t in (await session.list_tools()).tools]
-        assert "py__add" in names
-        assert not any(n.startswith("dead__") for n in names)
-        result = await session.call_tool("py__add", {"a": 1, "b": 2})
-        assert not result.is_error and "3" in text_of(result)
+    open_remote = start_remote()  # a server that needs no token
+    try:
+        env = servers_env(
+            [
+                {"name": "dead", "url": dead},
+                {"name": "py", "url": remote.url, "token_env": "PY_TOKEN", "tools": ["add"]},
+                {"name": "open", "url": open_remote.url, "tools": ["add"]},
+            ],
+            {"PY_TOKEN": TOKEN, "RUST_LOG": "debug"},
+        )
+        started = time.monotonic()
+        herald = http_herald_factory(sandbox.url, env=env)
+        assert time.monotonic() - started < 30
+        async with http_session(herald.url, headers=CALLER) as session:
+            names = [t.name for t in (await session.list_tools()).tools]
+            # Herald cannot check a caller's key itself: over HTTP it never lends
+            # its own token, so the tools of the tokened server are not served...
+            assert "py__add" not in names
+            with pytest.raises(Exception, match="(?i)unknown tool"):
+                await session.call_tool("py__add", {"a": 1, "b": 2})
+            # ...while a server without a token is.
+            assert "open__add" in names
+            assert not any(n.startswith("dead__") for n in names)
+            result = await session.call_tool("open__add", {"a": 1, "b": 2})
+            assert not result.is_error and "3" in text_of(result)
+    finally:
+        stop(open_remote.proc)
     stop(herald.proc)
     herald.stderr.join()
     logs = herald.stderr.text()

@@ -152,12 +152,12 @@ impl KeeperClient {
     async fn attempt(&self, request: reqwest::Request) -> Result<Answer, AttemptFailure> {
         let limit = self.inner.settings.max_response_bytes;
         let unreachable = |e: reqwest::Error| AttemptFailure::Unreachable(self.describe(&e));
-        let mut response = self
-            .inner
-            .http
-            .execute(request)
-            .await
-            .map_err(unreachable)?;
+        // Built already: the request was made from it.
+        let http =
+            self.inner.http.ready().ok_or_else(|| {
+                AttemptFailure::Unreachable("the HTTP client is not built".into())
+            })?;
+        let mut response = http.execute(request).await.map_err(unreachable)?;
         if response.content_length().is_some_and(|len| len > limit) {
             return Err(AttemptFailure::TooLarge);
         }

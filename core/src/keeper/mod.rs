@@ -17,6 +17,7 @@
 //! - Keys travel only in the `Authorization` header (marked sensitive); logs
 //!   name the endpoint, status and timing, never a header or a key.
 
+mod client_cell;
 mod exchange;
 pub mod model;
 pub mod retry;
@@ -29,6 +30,7 @@ use serde::de::DeserializeOwned;
 
 use crate::config::{KeeperSettings, Secret};
 use crate::error::KeeperError;
+use client_cell::ClientCell;
 use model::*;
 
 /// Which credential a Keeper call carries.
@@ -51,7 +53,9 @@ pub struct KeeperClient {
 #[derive(Debug)]
 struct Inner {
     settings: KeeperSettings,
-    http: reqwest::Client,
+    /// Built on a background thread ([`client_cell`]): loading the system's
+    /// root certificates stays off the start path.
+    http: ClientCell,
     base: url::Url,
 }
 
@@ -89,9 +93,7 @@ impl KeeperClient {
         if !settings.verify_tls {
             builder = builder.tls_danger_accept_invalid_certs(true);
         }
-        let http = builder
-            .build()
-            .map_err(|e| KeeperError::Setup(format!("cannot build the HTTP client: {e}")))?;
+        let http = ClientCell::spawn(builder);
         Ok(Self {
             inner: Arc::new(Inner {
                 settings: settings.clone(),
@@ -141,7 +143,7 @@ impl KeeperClient {
         params: &Q,
     ) -> Result<R, KeeperError> {
         let url = self.url(domain, segments)?;
-        let builder = self.inner.http.get(url).query(params);
+        let builder = self.inner.http.get().await?.get(url).query(params);
         self.send(cred, endpoint, builder, true).await
     }
 
@@ -155,7 +157,7 @@ impl KeeperClient {
         resend: bool,
     ) -> Result<R, KeeperError> {
         let url = self.url(domain, segments)?;
-        let builder = self.inner.http.post(url).json(body);
+        let builder = self.inner.http.get().await?.post(url).json(body);
         self.send(cred, endpoint, builder, resend).await
     }
 
