@@ -35,3 +35,6 @@ tests/conformance/run.sh
 
 stage "C ABI: header, C program under valgrind"
 ./scripts/test-c.sh
+
+stage "node: addon and npm package"
+./scripts/test-node.sh
