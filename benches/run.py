@@ -42,6 +42,20 @@ GET_ARGS = {"ref": "Supplier/S-1001"}
 EXPECT = "Kavsen Alloys"
 
 
+NODE_FLOOR = (
+    "const rl=require('readline').createInterface({input:process.stdin});"
+    "rl.on('line',l=>{const m=JSON.parse(l);if(m.id===undefined)return;"
+    "process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:m.method==='tools/list'"
+    "?{tools:[{name:'x',inputSchema:{type:'object'}}]}:{}})+'\\n')})")
+PYTHON_FLOOR = (
+    "import sys,json\n"
+    "for l in sys.stdin:\n"
+    " m=json.loads(l)\n"
+    " if 'id' in m:\n"
+    "  r={'tools':[{'name':'x','inputSchema':{'type':'object'}}]} if m['method']=='tools/list' else {}\n"
+    "  sys.stdout.write(json.dumps({'jsonrpc':'2.0','id':m['id'],'result':r})+'\\n');sys.stdout.flush()\n")
+
+
 def percentile(values: list[float], p: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))]
@@ -63,6 +77,10 @@ def servers(args) -> dict[str, tuple[list[str], dict[str, str]]]:
     if args.console_script.exists():
         out["python"] = ([str(args.console_script)], {})
     out["peer"] = (peer, {})
+    # The runtimes' own start: a trivial server answering the handshake, no MCP library.
+    out["node-floor"] = (["node", "-e", NODE_FLOOR], {})
+    py = args.console_script.parent / "python"
+    out["python-floor"] = ([str(py if py.exists() else args.peer_python), "-c", PYTHON_FLOOR], {})
     return out
 
 
@@ -92,6 +110,8 @@ def measure_cold(args, cmds, env, log) -> dict:
 def measure_calls(args, cmds, env, key, sandbox_url, log) -> dict:
     results: dict[str, dict] = {}
     for name, (argv, extra) in cmds.items():
+        if name.endswith("-floor"):
+            continue
         p50s, p99s, cpus, failed = [], [], [], 0
         try:
             for _ in range(args.repeats):
@@ -189,7 +209,8 @@ def machine() -> dict:
                 if ln.startswith("model name")), platform.processor())
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     return {"cpu": cpu, "cores": os.cpu_count(), "kernel": platform.release(),
-            "python": platform.python_version(), "node": node, "date": time.strftime("%Y-%m-%d")}
+            "python": platform.python_version(), "node": node, "date": time.strftime("%Y-%m-%d %H:%M"),
+            "load_before": os.getloadavg()[0]}
 
 
 def main() -> int:
@@ -230,6 +251,7 @@ def main() -> int:
             results["http"] = measure_http(args, env, sandbox.key, WORK)
     finally:
         sandbox.close()
+    results["machine"]["load_after"] = os.getloadavg()[0]
     if "sizes" not in skip:
         results["sizes"] = measure_sizes(args)
     (WORK / "results.json").write_text(json.dumps(results, indent=2))

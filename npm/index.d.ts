@@ -29,6 +29,15 @@ export declare class Herald {
   /** Keeper's origin. */
   get baseUrl(): string
   /**
+   * Asks the remote MCP servers of the `mcp.servers` setting for their
+   * tools, which then join `listTools()` and `callTool()` as
+   * `<server>__<tool>`. Call it once after `new Herald()` (and again to
+   * pick up servers that came up later); an unreachable server is skipped,
+   * within `mcp.discovery_timeout_s`. Resolves with the number of remote
+   * tools served.
+   */
+  discoverRemoteTools(): Promise<number>
+  /**
    * Calls one tool without blocking the event loop. `args` is an object or
    * its JSON text (as function-calling models send it); `options.apiKey`
    * sends this call with its own Keeper key.

@@ -13,6 +13,8 @@ ROWS = {"native": ("native binary", "`target/release/lorebase-herald`"),
         "node": ("Node bin", "`node npm/bin/lorebase-herald`"),
         "python": ("Python console script", "`lorebase-herald` from the wheel"),
         "peer": ("peer (Python SDK)", "`python benches/peers/python_sdk_herald/server.py`")}
+FLOORS = {"node-floor": ("floor: Node itself", "`node -e` answering the handshake, no MCP library"),
+          "python-floor": ("floor: Python itself", "`python -c` answering the handshake, no MCP library")}
 
 
 def ms(x: float) -> str:
@@ -44,7 +46,7 @@ def cold_table(cold: dict, targets: list) -> list[str]:
            "| server | command | median | p90 | min | RSS after it | peer ÷ this |",
            "|---|---|---|---|---|---|---|"]
     peer = cold.get("peer", {}).get("median_ms")
-    for key, (label, cmd) in ROWS.items():
+    for key, (label, cmd) in (ROWS | FLOORS).items():
         r = cold.get(key)
         if r is None:
             out.append(f"| {label} | {cmd} | not measured (not built here) | | | | |")
@@ -52,7 +54,7 @@ def cold_table(cold: dict, targets: list) -> list[str]:
         if "error" in r:
             out.append(f"| {label} | {cmd} | failed: {r['error'][:120]} | | | | |")
             continue
-        rel = ratio(peer, r["median_ms"]) if peer and key != "peer" else "1×"
+        rel = "" if key in FLOORS else ratio(peer, r["median_ms"]) if peer and key != "peer" else "1×"
         out.append(f"| {label} | {cmd} | {ms(r['median_ms'])} | {ms(r['p90_ms'])} | {ms(r['min_ms'])} "
                    f"| {mb(r['rss_kb'])} | {rel} |")
         limit = {"native": 10, "node": 100, "python": 100}.get(key)
@@ -161,7 +163,10 @@ def markdown(results: dict, command: str) -> str:
     targets: list[tuple[str, str, bool]] = []
     lines = [MARK_START, "",
              f"Measured on {m['cpu']}, {m['cores']} cores, Linux {m['kernel']}, Python {m['python']}, "
-             f"Node {m['node']}, {m['date']}; release build; the sandbox Keeper (release) on loopback.", "",
+             f"Node {m['node']}, {m['date']}; release build; the sandbox Keeper (release) on loopback. "
+             f"Load average (1 min) {m.get('load_before', 0):.1f} before the run, {m.get('load_after', 0):.1f} "
+             "after it: other work on the machine shows in every figure, most in tails and in the "
+             "interpreters' start.", "",
              f"Command: `{command}` (raw figures: `target/bench/results.json`)", ""]
     if "cold" in results:
         lines += cold_table(results["cold"], targets) + [""]

@@ -99,6 +99,10 @@ extern "C" {
  * overrides those layers, for example
  * `{"keeper": {"base_url": "http://127.0.0.1:8080", "api_key": "secret://env/KEY"}, "domain": "supply"}`.
  *
+ * When the settings declare remote MCP servers (`mcp.servers`), their tools
+ * are discovered here and join the handle's tools as `<server>__<tool>`; an
+ * unreachable server is skipped, within `mcp.discovery_timeout_s`.
+ *
  * Returns `NULL` on error (invalid JSON, refused settings, startup failure)
  * and sets the last error. Free the handle with `lorebase_herald_free`.
  *

@@ -45,6 +45,9 @@ impl LorebaseHerald {
             let _entered = runtime.enter();
             Toolbox::new(settings).map_err(|error| CApiError::Startup(error.to_string()))?
         };
+        // Remote MCP servers (`mcp.servers`) join the toolbox now; an
+        // unreachable one is logged and skipped, bounded by the discovery timeout.
+        runtime.block_on(toolbox.discover_remote());
         Ok(Self {
             toolbox,
             runtime: Some(runtime),

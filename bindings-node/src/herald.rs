@@ -80,6 +80,18 @@ impl Herald {
         self.toolbox.settings().keeper.base_url.clone()
     }
 
+    /// Asks the remote MCP servers of the `mcp.servers` setting for their
+    /// tools, which then join `listTools()` and `callTool()` as
+    /// `<server>__<tool>`. Call it once after `new Herald()` (and again to
+    /// pick up servers that came up later); an unreachable server is skipped,
+    /// within `mcp.discovery_timeout_s`. Resolves with the number of remote
+    /// tools served.
+    #[napi]
+    pub async fn discover_remote_tools(&self) -> u32 {
+        self.toolbox.discover_remote().await;
+        u32::try_from(self.toolbox.remote_definitions().len()).unwrap_or(u32::MAX)
+    }
+
     /// Calls one tool without blocking the event loop. `args` is an object or
     /// its JSON text (as function-calling models send it); `options.apiKey`
     /// sends this call with its own Keeper key.

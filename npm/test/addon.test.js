@@ -312,3 +312,45 @@ describe('settings', () => {
     assert.match(result.text, /truncated|more/)
   })
 })
+
+describe('remote MCP servers (mcp.servers)', () => {
+  test('discoverRemoteTools() joins a remote server\'s allowlisted tools', async (t) => {
+    const { spawn } = await import('node:child_process')
+    const { fileURLToPath } = await import('node:url')
+    const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..')
+    const python = join(root, '.venv', 'bin', 'python')
+    const { existsSync } = await import('node:fs')
+    if (!existsSync(python)) {
+      t.skip('needs the test virtualenv (scripts/setup.sh)')
+      return
+    }
+    const server = spawn(python, [join(root, 'tests', 'python', 'remote_mcp_server.py'), '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let buffered = ''
+        const timer = setTimeout(() => reject(new Error('the remote MCP server did not start')), 30000)
+        server.stdout.on('data', (chunk) => {
+          buffered += chunk
+          const line = buffered.split('\n').find((l) => l.startsWith('REMOTE_MCP_READY '))
+          if (line) {
+            clearTimeout(timer)
+            resolve(JSON.parse(line.slice('REMOTE_MCP_READY '.length)).url)
+          }
+        })
+      })
+      const h = herald({ settings: { mcp: { servers: [{ name: 'py', url, tools: ['add'] }] } } })
+      assert.ok(!h.listTools().some((tool) => tool.name.startsWith('py__')), 'no remote tool before discovery')
+      assert.equal(await h.discoverRemoteTools(), 1)
+      const names = h.listTools().map((tool) => tool.name)
+      assert.ok(names.includes('py__add'), names.join(', '))
+      assert.ok(!names.includes('py__shout'), 'an unlisted tool is never registered')
+      const result = await h.callTool('py__add', { a: 1, b: 2 })
+      assert.equal(result.isError, false, result.text)
+      assert.match(result.text, /3/)
+    } finally {
+      server.kill()
+    }
+  })
+})

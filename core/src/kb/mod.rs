@@ -39,6 +39,12 @@ pub use entry::{KbEntry, MalformedEntry};
 pub use index::{FieldBoosts, KbHit, MAX_QUERY_TOKENS, SkippedFile};
 pub use walk::RESERVED_NAMES;
 
+/// The analyzer of catalog text and queries (identifier-aware, lowercased,
+/// ASCII-folded, plain words stemmed); see the `tokenizer` module docs.
+pub fn analyzer() -> TextAnalyzer {
+    tokenizer::analyzer()
+}
+
 use catalog::CatalogState;
 use index::Snapshot;
 
