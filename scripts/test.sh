@@ -38,3 +38,6 @@ stage "C ABI: header, C program under valgrind"
 
 stage "node: addon and npm package"
 ./scripts/test-node.sh
+
+stage "python: the wheel, uvx, and the framework adapters"
+./scripts/test-python.sh

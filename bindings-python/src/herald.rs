@@ -206,9 +206,19 @@ impl NativeCall {
     }
 }
 
+/// Builds the toolbox; when the settings declare remote MCP servers
+/// (`mcp.servers`), their tools are discovered now (without the GIL, bounded by
+/// `mcp.discovery_timeout_s`; an unreachable server is skipped).
 fn build_toolbox(py: Python<'_>, settings: Settings) -> PyResult<Toolbox> {
-    py.detach(|| Toolbox::new(settings))
-        .map_err(|e| errors::typed(py, errors::INVALID_SETTINGS, e.to_string()))
+    let toolbox = py
+        .detach(|| Toolbox::new(settings))
+        .map_err(|e| errors::typed(py, errors::INVALID_SETTINGS, e.to_string()))?;
+    if !toolbox.remote().is_empty() {
+        let runtime = shared_runtime(py)?;
+        let discovering = toolbox.clone();
+        py.detach(|| runtime.block_on(async move { discovering.discover_remote().await }));
+    }
+    Ok(toolbox)
 }
 
 fn shared_runtime(py: Python<'_>) -> PyResult<Arc<tokio::runtime::Runtime>> {

@@ -122,3 +122,11 @@ def test_stdin_closed_ends_the_stdio_server_like_the_binary(
     assert json.loads(script.stdout.splitlines()[0])["result"]["serverInfo"] == json.loads(
         native.stdout.splitlines()[0]
     )["result"]["serverInfo"]
+
+
+def test_the_command_line_starts_without_the_python_api() -> None:
+    """Startup time: the console script loads neither asyncio nor typing (the Python
+    API's imports), see docs/benchmarks.md."""
+    code = "import sys, lorebase_herald.__main__\nprint(sorted({'asyncio', 'typing', 'json'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
