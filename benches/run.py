@@ -70,7 +70,7 @@ def base_env(sandbox: procs.Sandbox) -> dict[str, str]:
 def servers(args) -> dict[str, tuple[list[str], dict[str, str]]]:
     """The stdio commands measured, by row name (missing ones left out, with a note)."""
     peer = [str(args.peer_python), str(ROOT / "benches/peers/python_sdk_herald/server.py")]
-    out = {"native": ([str(args.bin_dir / "lorebase-herald")], {})}
+    out: dict[str, tuple[list[str], dict[str, str]]] = {"native": ([str(args.bin_dir / "lorebase-herald")], {})}
     if not args.no_node:
         extra = {"LOREBASE_HERALD_ADDON": str(args.node_addon)} if args.node_addon.exists() else {}
         out["node"] = (["node", str(ROOT / "npm/bin/lorebase-herald")], extra)
@@ -109,36 +109,40 @@ def measure_cold(args, cmds, env, log) -> dict:
 
 def measure_calls(args, cmds, env, key, sandbox_url, log) -> dict:
     results: dict[str, dict] = {}
-    for name, (argv, extra) in cmds.items():
-        if name.endswith("-floor"):
-            continue
-        p50s, p99s, cpus, failed = [], [], [], 0
-        try:
-            for _ in range(args.repeats):
-                lat, bad, cpu = stdio.per_call(argv, env | extra | {"LOREBASE_API_KEY": key}, log,
-                                               "lorebase_get", GET_ARGS, EXPECT, args.calls, args.warmup)
-                p50s.append(percentile(lat, 50))
-                p99s.append(percentile(lat, 99))
-                cpus.append(cpu)
-                failed += bad
-        except (RuntimeError, OSError, ValueError) as e:
-            results[name] = {"error": str(e)[:300]}
-            continue
-        results[name] = {"p50_us": statistics.median(p50s) * 1e6, "p99_us": statistics.median(p99s) * 1e6,
-                         "cpu_us": statistics.median(cpus) * 1e6, "failed": failed}
-        print(f"per call {name}: {results[name]}", file=sys.stderr)
+    runs: dict[str, list[tuple[list[float], int, float]]] = {}
+    servers_measured = [n for n in cmds if not n.endswith("-floor")]
     record = f"{sandbox_url}/api/v1/domains/supply/kinds/Supplier/records/S-1001"
-    floors = [stdio.curl_floor(record, key, args.calls, args.warmup) for _ in range(args.repeats)]
+    floors, pipes = [], []
+    for _ in range(args.repeats):
+        floors.append(stdio.curl_floor(record, key, args.calls, args.warmup))
+        pipes.append(stdio.pipe_floor("lorebase_get", GET_ARGS, args.calls, log))
+        for name in servers_measured:  # interleaved, so drift hits every row alike
+            if name in results:
+                continue
+            argv, extra = cmds[name]
+            try:
+                runs.setdefault(name, []).append(stdio.per_call(
+                    argv, env | extra | {"LOREBASE_API_KEY": key}, log, "lorebase_get", GET_ARGS, EXPECT,
+                    args.calls, args.warmup))
+            except (RuntimeError, OSError, ValueError) as e:
+                results[name] = {"error": str(e)[:300]}
+    for name, rs in runs.items():
+        if name in results:
+            continue
+        results[name] = {"p50_us": statistics.median(percentile(lat, 50) for lat, _, _ in rs) * 1e6,
+                         "p99_us": statistics.median(percentile(lat, 99) for lat, _, _ in rs) * 1e6,
+                         "cpu_us": statistics.median(cpu for _, _, cpu in rs) * 1e6,
+                         "failed": sum(bad for _, bad, _ in rs)}
+        print(f"per call {name}: {results[name]}", file=sys.stderr)
     results["floor"] = {"p50_us": statistics.median(percentile(f, 50) for f in floors) * 1e6,
                         "p99_us": statistics.median(percentile(f, 99) for f in floors) * 1e6}
-    pipes = [stdio.pipe_floor("lorebase_get", GET_ARGS, args.calls, log) for _ in range(args.repeats)]
     results["pipe"] = {"p50_us": statistics.median(percentile(p, 50) for p in pipes) * 1e6,
                        "p99_us": statistics.median(percentile(p, 99) for p in pipes) * 1e6}
     print(f"floors: {results['floor']} pipe: {results['pipe']}", file=sys.stderr)
     return results
 
 
-def measure_http(args, env, key, log_dir) -> dict:
+def measure_http(args, env, key, log_dir, keeper_pid: int) -> dict:
     peer = [str(args.peer_python), str(ROOT / "benches/peers/python_sdk_herald/server.py")]
     specs = {"herald": [str(args.bin_dir / "lorebase-herald")], "peer": peer}
     script = http.lua_script(WORK / "tools_call.lua", key, "lorebase_get", GET_ARGS, EXPECT)
@@ -153,10 +157,12 @@ def measure_http(args, env, key, log_dir) -> dict:
         for server in running.values():  # warm-up, untimed
             http.wrk(server, script, 16, 1)
         runs: dict[tuple[str, int], list[dict]] = {}
-        for _ in range(args.repeats):
-            for c in args.levels:
+        # Levels ascending, repeats inside: the peak RSS of a level includes no
+        # run at a higher level (freed memory is not always given back).
+        for c in sorted(args.levels):
+            for _ in range(args.repeats):
                 for name, server in running.items():
-                    r = http.wrk(server, script, c, args.seconds)
+                    r = http.wrk(server, script, c, args.seconds, keeper_pid)
                     runs.setdefault((name, c), []).append(r)
                     print(f"http {name} c={c}: {r}", file=sys.stderr)
         for (name, c), rs in runs.items():
@@ -166,7 +172,9 @@ def measure_http(args, env, key, log_dir) -> dict:
                 "p99_ms": statistics.median(r["p99_ms"] for r in rs),
                 "errors": sum(r["errors"] for r in rs), "requests": sum(r["requests"] for r in rs),
                 "peak_rss_kb": max(r["peak_rss_kb"] for r in rs),
-                "cpu_us_per_call": statistics.median(r["cpu_us_per_call"] for r in rs)}
+                "cpu_us_per_call": statistics.median(r["cpu_us_per_call"] for r in rs),
+                "keeper_cpu_us_per_call": statistics.median(r["keeper_cpu_us_per_call"] for r in rs),
+                "wrk_cpu_us_per_call": statistics.median(r["wrk_cpu_us_per_call"] for r in rs)}
     finally:
         for server in running.values():
             server.close()
@@ -216,7 +224,7 @@ def machine() -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20, help="cold starts per command (median)")
-    parser.add_argument("--repeats", type=int, default=3, help="repeats of the per-call and load runs")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats of the per-call and load runs")
     parser.add_argument("--calls", type=int, default=2000, help="sequential calls per per-call run")
     parser.add_argument("--warmup", type=int, default=100, help="untimed calls before each per-call run")
     parser.add_argument("--seconds", type=int, default=5, help="duration of each wrk run")
@@ -248,14 +256,14 @@ def main() -> int:
         if "calls" not in skip:
             results["calls"] = measure_calls(args, cmds, env, sandbox.key, sandbox.url, log)
         if "http" not in skip:
-            results["http"] = measure_http(args, env, sandbox.key, WORK)
+            results["http"] = measure_http(args, env, sandbox.key, WORK, sandbox.proc.pid)
     finally:
         sandbox.close()
     results["machine"]["load_after"] = os.getloadavg()[0]
     if "sizes" not in skip:
         results["sizes"] = measure_sizes(args)
     (WORK / "results.json").write_text(json.dumps(results, indent=2))
-    command = "benches/run.sh" + ("" if not sys.argv[1:] else " " + " ".join(sys.argv[1:]))
+    command = os.environ.get("BENCH_COMMAND") or "benches/run.py " + " ".join(sys.argv[1:])
     block = report.markdown(results, command)
     print(block)
     if not args.no_doc:

@@ -87,4 +87,5 @@ fi
   -r benches/peers/python_sdk_herald/requirements.txt
 
 stage "run"
+export BENCH_COMMAND="benches/run.sh${*:+ $*}"
 exec "$PYTHON" benches/run.py --node-addon "$ADDON" ${args[@]+"${args[@]}"}

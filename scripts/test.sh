@@ -41,3 +41,6 @@ stage "node: addon and npm package"
 
 stage "python: the wheel, uvx, and the framework adapters"
 ./scripts/test-python.sh
+
+stage "benchmark peer: smoke (no timing)"
+./scripts/test-bench-peer.sh

@@ -6,6 +6,7 @@ bounded in time, loopback only. Every answer is checked (status 200,
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import time
 import urllib.error
@@ -88,15 +89,21 @@ class HttpServer:
         self.log.close()
 
 
-def wrk(server: HttpServer, script: Path, connections: int, seconds: int) -> dict:
-    """One bounded wrk run; its figures plus the server's peak RSS and CPU per call."""
+def wrk(server: HttpServer, script: Path, connections: int, seconds: int, keeper_pid: int | None = None) -> dict:
+    """One bounded wrk run; its figures plus the server's peak RSS and CPU per call
+    (and the Keeper's CPU per call when its pid is given)."""
     threads = max(1, min(2, connections))
     procs.reset_peak(server.proc.pid)
     cpu0 = procs.cpu_seconds(server.proc.pid)
+    keeper0 = procs.cpu_seconds(keeper_pid) if keeper_pid else 0.0
+    children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     argv = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "10s",
             "-s", str(script), server.url]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
     cpu = procs.cpu_seconds(server.proc.pid) - cpu0
+    keeper_cpu = procs.cpu_seconds(keeper_pid) - keeper0 if keeper_pid else 0.0
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wrk_cpu = children.ru_utime + children.ru_stime - children0.ru_utime - children0.ru_stime
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("WRKJSON ")), None)
     if line is None:
         raise RuntimeError(f"wrk gave no figures: {out.stdout[-500:]} {out.stderr[-500:]}")
@@ -111,4 +118,6 @@ def wrk(server: HttpServer, script: Path, connections: int, seconds: int) -> dic
         "requests": r["requests"],
         "peak_rss_kb": procs.peak_rss_kb(server.proc.pid),
         "cpu_us_per_call": cpu / max(r["requests"], 1) * 1e6,
+        "keeper_cpu_us_per_call": keeper_cpu / max(r["requests"], 1) * 1e6,
+        "wrk_cpu_us_per_call": wrk_cpu / max(r["requests"], 1) * 1e6,
     }

@@ -94,6 +94,7 @@ class Sandbox:
         self.log = open(log, "wb")
         self.proc = subprocess.Popen([str(binary), "--port", "0", "--auth", "api_key", "--seed", "9"],
                                      stdout=subprocess.PIPE, stderr=self.log)
+        assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode()
         if not line.startswith("LOREBASE_SANDBOX_READY "):
             stop(self.proc)

@@ -105,8 +105,8 @@ def calls_table(calls: dict, args: list, targets: list) -> list[str]:
 def http_table(h: dict, targets: list) -> list[str]:
     out = ["### 3. Streamable HTTP under load (`tools/call lorebase_get`, stateless, JSON responses, wrk)", "",
            "| clients | Herald calls/s | p50 | p99 | errors | peak RSS | CPU/call | peer calls/s | p50 | p99 "
-           "| errors | peak RSS | CPU/call | Herald ÷ peer calls/s |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| errors | peak RSS | CPU/call | Herald ÷ peer calls/s | Keeper CPU/call | wrk CPU/call |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     hl, pl = h["herald"]["levels"], h["peer"]["levels"]
     for c in sorted(hl, key=int):
         a, b = hl[c], pl.get(c, {})
@@ -116,6 +116,7 @@ def http_table(h: dict, targets: list) -> list[str]:
                       f"{r['errors']} / {r['requests']}", mb(r["peak_rss_kb"]), us(r["cpu_us_per_call"])] if r \
                 else ["–"] * 6
         cells.append(ratio(a["calls_per_s"], b["calls_per_s"]) if b else "–")
+        cells += [us(a.get("keeper_cpu_us_per_call", 0)), us(a.get("wrk_cpu_us_per_call", 0))]
         out.append("| " + " | ".join(cells) + " |")
         if int(c) == 64 and b:
             targets.append(("64 clients: ≥ 10× the peer's calls/s", ratio(a["calls_per_s"], b["calls_per_s"]),
@@ -123,11 +124,14 @@ def http_table(h: dict, targets: list) -> list[str]:
             targets.append(("64 clients: p99 ≤ 10 ms", ms(a["p99_ms"]), a["p99_ms"] <= 10))
             targets.append(("64 clients: no errors", f"{a['errors']} of {a['requests']}", a["errors"] == 0))
             targets.append(("64 clients: RSS ≤ 50 MB", mb(a["peak_rss_kb"]), a["peak_rss_kb"] <= 50 * 1024))
-    out += ["", "Each cell: the median of the runs (errors and requests summed over them, peak RSS the highest). "
+    out += ["", "Each cell: the median of the runs (errors and requests summed over them, peak RSS the highest); "
+            "the levels run in ascending order, so a level's peak RSS includes no run at a higher level. "
             "wrk runs on the same 2 cores as the server and the sandbox Keeper (loopback), with one or two "
             "threads; errors are connect/read/write errors, timeouts (10 s) and answers that are not HTTP 200 "
             "with `isError: false` and the Record's title. CPU/call is the server's user + system time over the "
-            "run divided by the calls answered."]
+            "run divided by the calls answered; Keeper CPU/call and wrk CPU/call are the sandbox Keeper's "
+            "and the load client's during Herald's "
+            "runs: with Herald's, what one call costs the 2 cores."]
     return out
 
 

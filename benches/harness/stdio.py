@@ -35,11 +35,13 @@ class StdioSession:
         # Buffered pipes: an unbuffered stdout would be read one byte per syscall.
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                      env=env)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin = self.proc.stdin
         self.out = self.proc.stdout
 
     def send(self, message: dict | bytes) -> None:
-        self.proc.stdin.write(message if isinstance(message, bytes) else _line(message))
-        self.proc.stdin.flush()
+        self.stdin.write(message if isinstance(message, bytes) else _line(message))
+        self.stdin.flush()
 
     def answer(self, wanted_id: int) -> dict:
         """The response to ``wanted_id`` (notifications and other lines skipped)."""
@@ -65,7 +67,7 @@ class StdioSession:
 
     def close(self) -> None:
         try:
-            self.proc.stdin.close()
+            self.stdin.close()
         except OSError:
             pass
         try:

@@ -161,7 +161,9 @@ def machine() -> str:
         mem_gib = int(mem.group(1)) / 1024 / 1024 if mem else 0
     except OSError:
         mem_gib = 0
-    return f"{os.cpu_count()} cores ({cpu}), {mem_gib:.0f} GiB RAM, {platform.system()} {platform.release()}"
+    load = os.getloadavg()[0]
+    return (f"{os.cpu_count()} cores ({cpu}), {mem_gib:.0f} GiB RAM, {platform.system()} {platform.release()}, "
+            f"load average {load:.1f} when the run ended")
 
 
 def write_doc(rows: list[dict], command: str) -> str:

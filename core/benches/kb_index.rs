@@ -41,6 +41,11 @@ fn main() {
         return;
     };
     let dir = PathBuf::from(dir);
+    // The phases of each open (list, read and parse, index) as debug lines.
+    tracing_subscriber::fmt()
+        .with_env_filter("herald_core::kb=debug")
+        .with_writer(std::io::stderr)
+        .init();
     let options = KbOptions {
         watch: false,
         ..KbOptions::default()
@@ -57,6 +62,21 @@ fn main() {
         .map(|e: std::sync::Arc<KbEntry>| format!("{} {}", e.title, e.body))
         .collect();
     let bytes: usize = texts.iter().map(String::len).sum();
+    let files: Vec<(String, String)> = catalog
+        .paths()
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(dir.join(&p)).expect("readable");
+            (p, text)
+        })
+        .collect();
+    let (t, n) = best_of(3, || {
+        files
+            .iter()
+            .filter(|(p, text)| KbEntry::parse(p, text).is_ok())
+            .count()
+    });
+    println!("parse (one thread): {t:?} for {n} entries");
     let mut ours = herald_core::kb::analyzer();
     let (t, n) = best_of(3, || count_tokens(&mut ours, &texts));
     println!(

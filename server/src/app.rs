@@ -73,7 +73,10 @@ impl Herald {
             kb: Default::default(),
             ..settings.clone()
         };
-        let reads = Toolbox::new(unselected).map_err(|e| ServerError::Keeper(e.to_string()))?;
+        // Shares the toolbox's Keeper client (one pool, one load of the roots).
+        let reads = toolbox
+            .sibling(unselected)
+            .map_err(|e| ServerError::Keeper(e.to_string()))?;
         Ok(Self {
             settings,
             toolbox,

@@ -3,7 +3,8 @@
 //!
 //! - [`entry`]: one entry (frontmatter fields and body) and why a file is not one.
 //! - `walk`: which files of the folder are entries.
-//! - `tokenizer`: the analyzer that keeps identifiers findable.
+//! - `tokenizer`: the analyzer that keeps identifiers findable (`stem`: plain
+//!   words stemmed).
 //! - `index`: the tantivy schema, BM25 with field boosts, the snapshot searched.
 //! - `catalog`: (re)indexing on all cores, applying only what changed.
 //! - `watch`: the folder watcher, debounced, swapping snapshots atomically.
@@ -22,6 +23,7 @@ mod catalog;
 pub mod entry;
 mod index;
 mod render;
+mod stem;
 mod tokenizer;
 pub mod tools;
 mod walk;

@@ -17,78 +17,21 @@
 //! query for an identifier matches its whole token first.
 
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer,
+    AsciiFoldingFilter, RemoveLongFilter, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
+
+use super::stem::StemPlainWords;
 
 /// The name the analyzer is registered under in the index.
 pub const ANALYZER_NAME: &str = "kb_identifier";
 
 /// Builds the analyzer used for every text field and every query.
 pub fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(IdentifierTokenizer)
+    TextAnalyzer::builder(IdentifierTokenizer::default())
         .filter(RemoveLongFilter::limit(100))
         .filter(AsciiFoldingFilter)
         .filter(StemPlainWords)
         .build()
-}
-
-/// Stems plain words (letters only) with the English Snowball stemmer;
-/// identifiers (`harbor-core`, `v1.8.2`, `ec2`) are left as they are.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StemPlainWords;
-
-impl TokenFilter for StemPlainWords {
-    type Tokenizer<T: Tokenizer> = StemPlainWordsFilter<T>;
-
-    fn transform<T: Tokenizer>(self, tokenizer: T) -> StemPlainWordsFilter<T> {
-        StemPlainWordsFilter { inner: tokenizer }
-    }
-}
-
-/// The tokenizer [`StemPlainWords`] wraps around.
-#[derive(Debug, Clone)]
-pub struct StemPlainWordsFilter<T> {
-    inner: T,
-}
-
-impl<T: Tokenizer> Tokenizer for StemPlainWordsFilter<T> {
-    type TokenStream<'a> = StemPlainWordsStream<T::TokenStream<'a>>;
-
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
-        StemPlainWordsStream {
-            tail: self.inner.token_stream(text),
-            stemmer: frostem::Stemmer::new(frostem::Algorithm::English),
-        }
-    }
-}
-
-/// The token stream of [`StemPlainWordsFilter`].
-pub struct StemPlainWordsStream<T> {
-    tail: T,
-    stemmer: frostem::Stemmer,
-}
-
-impl<T: TokenStream> TokenStream for StemPlainWordsStream<T> {
-    fn advance(&mut self) -> bool {
-        if !self.tail.advance() {
-            return false;
-        }
-        let token = self.tail.token_mut();
-        if token.text.chars().all(char::is_alphabetic)
-            && let std::borrow::Cow::Owned(stemmed) = self.stemmer.stem(&token.text)
-        {
-            token.text = stemmed;
-        }
-        true
-    }
-
-    fn token(&self) -> &Token {
-        self.tail.token()
-    }
-
-    fn token_mut(&mut self) -> &mut Token {
-        self.tail.token_mut()
-    }
 }
 
 /// The weight of a part of an identifier in a query, relative to the whole
@@ -101,7 +44,9 @@ pub const PART_WEIGHT: f32 = 0.15;
 /// [`PART_WEIGHT`].
 pub fn weighted_query_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(String, f32)> {
     let mut tokens: Vec<(String, f32)> = Vec::new();
-    for (start, end) in words(text) {
+    let mut words = Vec::new();
+    for_each_word(text, |start, end| words.push((start, end)));
+    for (start, end) in words {
         let mut stream = analyzer.token_stream(&text[start..end]);
         let mut first = true;
         while let Some(token) = stream.next() {
@@ -129,29 +74,36 @@ fn distinct_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     tokens
 }
 
-/// Splits text into identifier-aware tokens (lowercased).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct IdentifierTokenizer;
+/// Splits text into identifier-aware tokens (lowercased). It keeps its
+/// token buffer between texts, so indexing allocates little.
+#[derive(Debug, Clone, Default)]
+pub struct IdentifierTokenizer {
+    buffer: TokenBuffer,
+}
 
-/// The tokens of one text, produced up front.
-pub struct IdentifierTokenStream {
-    tokens: Vec<Token>,
+/// The tokens of one text, produced up front into the tokenizer's buffer.
+pub struct IdentifierTokenStream<'a> {
+    tokens: &'a mut [Token],
     next: usize,
 }
 
 impl Tokenizer for IdentifierTokenizer {
-    type TokenStream<'a> = IdentifierTokenStream;
+    type TokenStream<'a> = IdentifierTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
-        let mut tokens = Vec::new();
-        for (start, end) in words(text) {
-            push_word(&text[start..end], start, &mut tokens);
+        self.buffer.len = 0;
+        for_each_word(text, |start, end| {
+            push_word(&text[start..end], start, &mut self.buffer)
+        });
+        let len = self.buffer.len;
+        IdentifierTokenStream {
+            tokens: &mut self.buffer.tokens[..len],
+            next: 0,
         }
-        IdentifierTokenStream { tokens, next: 0 }
     }
 }
 
-impl TokenStream for IdentifierTokenStream {
+impl TokenStream for IdentifierTokenStream<'_> {
     fn advance(&mut self) -> bool {
         if self.next < self.tokens.len() {
             self.next += 1;
@@ -170,6 +122,47 @@ impl TokenStream for IdentifierTokenStream {
     }
 }
 
+/// Tokens whose `String`s are reused from one text to the next: the first
+/// `len` are the current text's.
+#[derive(Debug, Clone, Default)]
+struct TokenBuffer {
+    tokens: Vec<Token>,
+    len: usize,
+    parts: Vec<(usize, usize)>,
+}
+
+impl TokenBuffer {
+    /// Appends `text` lowercased as the next token, unless the same token at
+    /// the same offset was just pushed.
+    fn push(&mut self, text: &str, offset: usize) {
+        if self.len == self.tokens.len() {
+            self.tokens.push(Token::default());
+        }
+        let slot = &mut self.tokens[self.len];
+        slot.text.clear();
+        if text.is_ascii() {
+            slot.text.push_str(text);
+            slot.text.make_ascii_lowercase();
+        } else {
+            slot.text.extend(text.chars().flat_map(char::to_lowercase));
+        }
+        slot.offset_from = offset;
+        slot.offset_to = offset + text.len();
+        slot.position = self.len;
+        slot.position_length = 1;
+        let (done, slot) = self.tokens.split_at(self.len);
+        let slot = &slot[0];
+        let repeated = done
+            .iter()
+            .rev()
+            .take(16)
+            .any(|t| t.offset_from == offset && t.text == slot.text);
+        if !repeated {
+            self.len += 1;
+        }
+    }
+}
+
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
@@ -182,10 +175,9 @@ fn is_joiner(c: char) -> bool {
     is_major_joiner(c) || matches!(c, '.' | '_' | '-' | '+' | '#')
 }
 
-/// Byte ranges of the words of `text`: runs of word characters, joined by
-/// single joiners that sit between word characters.
-fn words(text: &str) -> Vec<(usize, usize)> {
-    let mut words = Vec::new();
+/// Calls `f` with the byte range of each word of `text`: runs of word
+/// characters, joined by single joiners that sit between word characters.
+fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
     let mut chars = text.char_indices().peekable();
     let mut start: Option<usize> = None;
     let mut end = 0;
@@ -201,38 +193,28 @@ fn words(text: &str) -> Vec<(usize, usize)> {
             // joined: the word continues after this character
             end = i + c.len_utf8();
         } else if let Some(s) = start.take() {
-            words.push((s, end));
+            f(s, end);
         }
     }
     if let Some(s) = start {
-        words.push((s, end));
+        f(s, end);
     }
-    words
 }
 
-fn push_token(text: &str, offset: usize, len: usize, tokens: &mut Vec<Token>) {
-    let lower = text.to_lowercase();
-    if tokens
-        .iter()
-        .rev()
-        .take(16)
-        .any(|t| t.text == lower && t.offset_from == offset)
-    {
-        return;
-    }
-    let position = tokens.len();
-    tokens.push(Token {
-        offset_from: offset,
-        offset_to: offset + len,
-        position,
-        text: lower,
-        position_length: 1,
-    });
+/// Whether a word has no parts: no joiner, and no capital after its first
+/// character (most words of a text).
+fn is_plain(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next();
+    chars.all(|c| !is_joiner(c) && !c.is_uppercase())
 }
 
 /// Pushes the word whole, its major pieces, and its atomic parts.
-fn push_word(word: &str, offset: usize, tokens: &mut Vec<Token>) {
-    push_token(word, offset, word.len(), tokens);
+fn push_word(word: &str, offset: usize, buffer: &mut TokenBuffer) {
+    buffer.push(word, offset);
+    if is_plain(word) {
+        return;
+    }
     let mut piece_start = 0;
     for (i, c) in word
         .char_indices()
@@ -244,9 +226,9 @@ fn push_word(word: &str, offset: usize, tokens: &mut Vec<Token>) {
         let piece = &word[piece_start..i];
         if !piece.is_empty() {
             if piece.len() != word.len() {
-                push_token(piece, offset + piece_start, piece.len(), tokens);
+                buffer.push(piece, offset + piece_start);
             }
-            push_parts(piece, offset + piece_start, tokens);
+            push_parts(piece, offset + piece_start, buffer);
         }
         piece_start = i + c.len_utf8();
     }
@@ -255,41 +237,42 @@ fn push_word(word: &str, offset: usize, tokens: &mut Vec<Token>) {
 /// Pushes the atomic parts of a piece: split on every joiner and at
 /// camelCase humps (`EC2NodeClass` gives `EC2`, `Node`, `Class`;
 /// `HTTPServer` gives `HTTP`, `Server`). Letters and digits stay together.
-fn push_parts(piece: &str, offset: usize, tokens: &mut Vec<Token>) {
-    let chars: Vec<(usize, char)> = piece.char_indices().collect();
-    let mut parts: Vec<(usize, usize)> = Vec::new();
+fn push_parts(piece: &str, offset: usize, buffer: &mut TokenBuffer) {
+    let mut parts = std::mem::take(&mut buffer.parts);
+    parts.clear();
     let mut start: Option<usize> = None;
-    for (n, &(i, c)) in chars.iter().enumerate() {
+    let mut prev: Option<char> = None;
+    let mut chars = piece.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if is_joiner(c) {
             if let Some(s) = start.take() {
                 parts.push((s, i));
             }
+            prev = Some(c);
             continue;
         }
-        if let Some(s) = start
-            && n > 0
-        {
-            let prev = chars[n - 1].1;
-            let next = chars.get(n + 1).map(|&(_, c)| c);
+        if let (Some(s), Some(p)) = (start, prev) {
+            let next = chars.peek().map(|&(_, n)| n);
             let hump = c.is_uppercase()
-                && ((prev.is_lowercase() || prev.is_numeric())
-                    || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
+                && ((p.is_lowercase() || p.is_numeric())
+                    || (p.is_uppercase() && next.is_some_and(char::is_lowercase)));
             if hump {
                 parts.push((s, i));
                 start = Some(i);
             }
         }
         start.get_or_insert(i);
+        prev = Some(c);
     }
     if let Some(s) = start {
         parts.push((s, piece.len()));
     }
-    if parts.len() < 2 {
-        return;
+    if parts.len() >= 2 {
+        for &(s, e) in &parts {
+            buffer.push(&piece[s..e], offset + s);
+        }
     }
-    for (s, e) in parts {
-        push_token(&piece[s..e], offset + s, e - s, tokens);
-    }
+    buffer.parts = parts;
 }
 
 #[cfg(test)]
@@ -297,7 +280,7 @@ mod tests {
     use super::*;
 
     fn raw(text: &str) -> Vec<String> {
-        let mut tokenizer = IdentifierTokenizer;
+        let mut tokenizer = IdentifierTokenizer::default();
         let mut stream = tokenizer.token_stream(text);
         let mut out = Vec::new();
         while let Some(t) = stream.next() {

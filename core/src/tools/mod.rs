@@ -140,6 +140,21 @@ impl Toolbox {
     /// servers are not asked yet: call [`Toolbox::discover_remote`].
     pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
         let keeper = KeeperClient::new(&settings.keeper)?;
+        Self::with_keeper(settings, keeper)
+    }
+
+    /// A toolbox with other settings that shares this one's Keeper client
+    /// (one connection pool, one load of the system's root certificates) when
+    /// their Keeper settings are the same; otherwise the same as
+    /// [`Toolbox::new`].
+    pub fn sibling(&self, settings: Settings) -> Result<Self, ToolboxError> {
+        if settings.keeper != self.settings.keeper {
+            return Self::new(settings);
+        }
+        Self::with_keeper(settings, self.keeper.clone())
+    }
+
+    fn with_keeper(settings: Settings, keeper: KeeperClient) -> Result<Self, ToolboxError> {
         let kb = match &settings.kb.dir {
             Some(dir) => Some(KbCatalog::open(dir)?),
             None => None,
