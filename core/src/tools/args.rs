@@ -193,6 +193,12 @@ pub(crate) fn record_refs(
         .collect()
 }
 
+/// An optional `cursor` argument: an opaque page token of at most 1024
+/// characters, without control characters.
+pub(crate) fn cursor(value: Option<String>) -> Result<Option<String>, ToolError> {
+    value.map(|cur| name("cursor", cur, 1024)).transpose()
+}
+
 /// A list of names (Kinds, Relations, Traits, attributes).
 pub(crate) fn names(
     arg: &str,

@@ -61,10 +61,7 @@ pub(super) async fn history(
         read: c.read.clone(),
         values: a.values,
         limit: args::range("limit", a.limit, 1, 200)?,
-        cursor: a
-            .cursor
-            .map(|cur| args::name("cursor", cur, 1024))
-            .transpose()?,
+        cursor: args::cursor(a.cursor)?,
         ..ProvenanceParams::default()
     };
     let answer = ctx

@@ -117,10 +117,7 @@ pub(super) async fn query(
     let req = QueryRequest {
         read: c.read.clone(),
         query: a.query,
-        cursor: a
-            .cursor
-            .map(|cur| args::name("cursor", cur, 1024))
-            .transpose()?,
+        cursor: args::cursor(a.cursor)?,
     };
     let answer = ctx
         .keeper

@@ -37,10 +37,7 @@ pub(super) async fn changes(
         .transpose()?;
     let mut params = LogParams {
         limit: args::range("limit", a.limit, 1, 200)?,
-        cursor: a
-            .cursor
-            .map(|cur| args::name("cursor", cur, 1024))
-            .transpose()?,
+        cursor: args::cursor(a.cursor)?,
         author: a
             .author
             .map(|au| args::name("author", au, 128))
@@ -153,10 +150,7 @@ pub(super) async fn diff(
         kinds: args::joined(args::names("kinds", a.kinds, 50)?),
         relations: args::joined(args::names("relations", a.relations, 50)?),
         limit: args::range("limit", a.limit, 1, 500)?,
-        cursor: a
-            .cursor
-            .map(|cur| args::name("cursor", cur, 1024))
-            .transpose()?,
+        cursor: args::cursor(a.cursor)?,
     };
     let answer = ctx
         .keeper
@@ -182,10 +176,7 @@ pub(super) async fn branches(
     let a: BranchesArgs = parse(args)?;
     let params = PageParams {
         limit: args::range("limit", a.limit, 1, 200)?,
-        cursor: a
-            .cursor
-            .map(|cur| args::name("cursor", cur, 1024))
-            .transpose()?,
+        cursor: args::cursor(a.cursor)?,
     };
     let answer = ctx
         .keeper
