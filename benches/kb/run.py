@@ -44,8 +44,10 @@ class StdioClient:
 
     def __init__(self, argv: list[str], stderr_path: Path):
         self.stderr = open(stderr_path, "wb")
+        # Buffered pipes (requests are flushed one by one): an unbuffered
+        # stdout would make readline() read the answer one byte per syscall.
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, bufsize=0)
+                                     stderr=self.stderr)
         self.next_id = 0
 
     def send(self, message: dict) -> None:

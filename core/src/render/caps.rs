@@ -85,8 +85,13 @@ struct Cut {
 /// `{"path", "omitted", "unit"}` (JSON Pointer, count, `items` or `chars`).
 pub fn cap_json(mut value: Value, caps: &OutputSettings) -> Value {
     let mut cuts = Vec::new();
-    cap_strings(&mut value, "", caps.max_value_chars, &mut cuts);
-    cap_lists(&mut value, "", caps.max_items, &mut cuts);
+    cap_strings(
+        &mut value,
+        &mut String::new(),
+        caps.max_value_chars,
+        &mut cuts,
+    );
+    cap_lists(&mut value, &mut String::new(), caps.max_items, &mut cuts);
     let mut value_limit = caps.max_value_chars;
     let mut listed = MAX_LISTED_CUTS;
     loop {
@@ -100,7 +105,7 @@ pub fn cap_json(mut value: Value, caps: &OutputSettings) -> Value {
         }
         if value_limit > MIN_VALUE_CHARS {
             value_limit = (value_limit / 2).max(MIN_VALUE_CHARS);
-            cap_strings(&mut value, "", value_limit, &mut cuts);
+            cap_strings(&mut value, &mut String::new(), value_limit, &mut cuts);
             continue;
         }
         if let Some(path) = largest_list(&value, 1) {
@@ -128,10 +133,34 @@ pub fn cap_json(mut value: Value, caps: &OutputSettings) -> Value {
     value
 }
 
+/// The length in characters of `value` serialized with its cuts attached,
+/// counted while serializing (no copy of the text; no copy of the value
+/// unless there are cuts to attach).
 fn serialized_len(value: &Value, cuts: &[Cut], listed: usize) -> usize {
-    let mut v = value.clone();
-    attach_cuts(&mut v, cuts, listed);
-    serde_json::to_string(&v).map_or(0, |s| s.chars().count())
+    let mut counter = CharCounter(0);
+    let written = if cuts.is_empty() {
+        serde_json::to_writer(&mut counter, value)
+    } else {
+        let mut v = value.clone();
+        attach_cuts(&mut v, cuts, listed);
+        serde_json::to_writer(&mut counter, &v)
+    };
+    written.map_or(0, |()| counter.0)
+}
+
+/// Counts the UTF-8 characters written to it (the bytes that do not
+/// continue a character).
+struct CharCounter(usize);
+
+impl std::io::Write for CharCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Lists the first `listed` cuts, and counts the others in one entry.
@@ -166,28 +195,56 @@ fn record(cuts: &mut Vec<Cut>, path: String, omitted: usize, unit: &'static str)
 }
 
 fn child_path(path: &str, key: &str) -> String {
-    format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"))
+    let mut child = String::with_capacity(path.len() + key.len() + 1);
+    child.push_str(path);
+    child.push('/');
+    push_escaped(&mut child, key);
+    child
 }
 
-fn for_each_child(value: &mut Value, path: &str, mut f: impl FnMut(&mut Value, String)) {
+/// Calls `f` on each child of `value` with `path` extended to the child's
+/// JSON Pointer (one buffer for the whole walk, restored after each child).
+fn for_each_child(
+    value: &mut Value,
+    path: &mut String,
+    mut f: impl FnMut(&mut Value, &mut String),
+) {
+    let parent = path.len();
     match value {
         Value::Object(map) => {
             for (k, v) in map.iter_mut() {
                 if !UNCUT_KEYS.contains(&k.as_str()) {
-                    f(v, child_path(path, k));
+                    path.push('/');
+                    push_escaped(path, k);
+                    f(v, path);
+                    path.truncate(parent);
                 }
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter_mut().enumerate() {
-                f(v, format!("{path}/{i}"));
+                use std::fmt::Write as _;
+                let _ = write!(path, "/{i}");
+                f(v, path);
+                path.truncate(parent);
             }
         }
         _ => {}
     }
 }
 
-fn cap_strings(value: &mut Value, path: &str, max: usize, cuts: &mut Vec<Cut>) {
+/// Appends `key` as a JSON Pointer reference token (`~` as `~0`, `/` as `~1`).
+fn push_escaped(path: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
+fn cap_strings(value: &mut Value, path: &mut String, max: usize, cuts: &mut Vec<Cut>) {
     if let Value::String(s) = value {
         let total = s.chars().count();
         if total > max {
@@ -205,7 +262,7 @@ fn cap_strings(value: &mut Value, path: &str, max: usize, cuts: &mut Vec<Cut>) {
         }
         return;
     }
-    for_each_child(value, path, |v, p| cap_strings(v, &p, max, cuts));
+    for_each_child(value, path, |v, p| cap_strings(v, p, max, cuts));
 }
 
 /// Splits a previously cut string into its kept text and the count it names.
@@ -222,7 +279,7 @@ fn split_marker(s: &str) -> (&str, usize) {
     (s, 0)
 }
 
-fn cap_lists(value: &mut Value, path: &str, max: usize, cuts: &mut Vec<Cut>) {
+fn cap_lists(value: &mut Value, path: &mut String, max: usize, cuts: &mut Vec<Cut>) {
     if let Value::Array(items) = value
         && items.len() > max
     {
@@ -230,7 +287,7 @@ fn cap_lists(value: &mut Value, path: &str, max: usize, cuts: &mut Vec<Cut>) {
         items.truncate(max);
         record(cuts, path.to_string(), omitted, "items");
     }
-    for_each_child(value, path, |v, p| cap_lists(v, &p, max, cuts));
+    for_each_child(value, path, |v, p| cap_lists(v, p, max, cuts));
 }
 
 /// The JSON Pointer of the list (with `min_len` items or more) that takes the

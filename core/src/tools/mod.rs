@@ -266,7 +266,7 @@ impl Toolbox {
             if !self.serves(name, spec.writes) {
                 return Err(ToolCallError::UnknownTool(name.to_string()));
             }
-            if let Err(e) = check_argument_names(&spec.input_schema(), &arguments) {
+            if let Err(e) = check_argument_names(spec.shared_input_schema(), &arguments) {
                 return Ok(e.to_output());
             }
             let ctx = handlers::Ctx {

@@ -2,6 +2,9 @@
 //! input schema, output schema and whether it writes. The handlers are in
 //! [`super::handlers`]; the output schemas in [`super::outputs`].
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use serde_json::{Value, json};
 
 use super::outputs;
@@ -37,6 +40,17 @@ impl ToolSpec {
         let (mut props, required) = (self.input)();
         props.extend(common(self.branch, self.at));
         object(props, required)
+    }
+
+    /// [`ToolSpec::input_schema`], built once per process (every call checks
+    /// its argument names against it).
+    pub fn shared_input_schema(&self) -> &'static Value {
+        static SCHEMAS: OnceLock<HashMap<&'static str, Value>> = OnceLock::new();
+        static NONE: Value = Value::Null;
+        SCHEMAS
+            .get_or_init(|| TOOLS.iter().map(|t| (t.name, t.input_schema())).collect())
+            .get(self.name)
+            .unwrap_or(&NONE)
     }
 }
 
