@@ -234,6 +234,7 @@ fn long_entries_are_cut_and_marked() {
         max_chars: 1_000,
         max_items: 50,
         max_value_chars: 100,
+        schemas: true,
     };
     let output = tools::call(&catalog, "kb_get", &args(json!({"path": "long.md"})), &caps).unwrap();
     assert!(

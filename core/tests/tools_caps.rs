@@ -206,3 +206,27 @@ async fn changes_pages_back_to_since_within_the_bound() {
         out.text
     );
 }
+
+/// `output.schemas = false` (hosts that show the model only
+/// `structuredContent`): the text format answers with text alone, the json
+/// format still with structured content, and failures are unchanged.
+#[tokio::test]
+async fn without_output_schemas_the_text_format_is_text_alone() {
+    let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();
+    let t = toolbox_on(&sandbox.url(), "supply", |s| s.output.schemas = false);
+    let text = call(&t, "lorebase_get", json!({"ref": "Supplier/S-1001"})).await;
+    assert!(!text.is_error, "{}", text.text);
+    assert!(text.structured.is_none());
+    assert!(text.text.contains("Supplier/S-1001"), "{}", text.text);
+    let json_out = call(
+        &t,
+        "lorebase_get",
+        json!({"ref": "Supplier/S-1001", "format": "json"}),
+    )
+    .await;
+    let structured = json_out.structured.expect("json sends structuredContent");
+    assert_eq!(structured["ref"], "Supplier/S-1001");
+    let failed = call(&t, "lorebase_get", json!({"ref": "Supplier/S-0000"})).await;
+    assert!(failed.is_error && failed.structured.is_none());
+    assert!(failed.text.starts_with("[not-found]"), "{}", failed.text);
+}

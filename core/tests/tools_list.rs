@@ -191,3 +191,18 @@ fn an_unreadable_catalog_fails_the_toolbox() {
     let err = Toolbox::new(settings).unwrap_err();
     assert!(!err.to_string().is_empty());
 }
+
+#[test]
+fn without_output_schemas_no_tool_declares_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("entry.md"), "---\ntitle: A\n---\nbody\n").unwrap();
+    let with = toolbox(|s| s.kb.dir = Some(dir.path().to_path_buf()));
+    assert!(with.definitions().iter().all(|d| d.output_schema.is_some()));
+    let without = toolbox(|s| {
+        s.kb.dir = Some(dir.path().to_path_buf());
+        s.output.schemas = false;
+    });
+    let defs = without.definitions();
+    assert_eq!(defs.len(), 16);
+    assert!(defs.iter().all(|d| d.output_schema.is_none()));
+}

@@ -89,6 +89,28 @@ async def test_every_tool_answers_in_json_with_structured_content(connect, calls
             assert json.loads(text_of(result)) == result.structured_content, call["tool"]
 
 
+async def test_without_output_schemas_text_reaches_the_client_alone(binaries, secured_sandbox, calls):
+    """`output.schemas: false` (for hosts such as Claude Code, which show the
+    model only structuredContent when a result has it): no tool declares an
+    outputSchema, the text format answers with its text block alone, json
+    still with structuredContent."""
+    key = secured_sandbox.keys["usr_steward"]
+    env = {"LOREBASE_API_KEY": key, "LOREBASE__HERALD__OUTPUT__SCHEMAS": "false"}
+    async with stdio_session(binaries, secured_sandbox.url, env=env) as session:
+        tools = (await session.list_tools()).tools
+        assert [t.name for t in tools] == TOOL_NAMES
+        assert all(t.output_schema is None for t in tools)
+        for call in calls:
+            result = await session.call_tool(call["tool"], call["arguments"])
+            text = text_of(result)
+            assert not result.is_error, f"{call['tool']}: {text}"
+            assert call["expect"] in text, f"{call['tool']}: {text}"
+            assert result.structured_content is None, call["tool"]
+        get = next(c for c in calls if c["tool"] == "lorebase_get")
+        result = await session.call_tool("lorebase_get", {**get["arguments"], "format": "json"})
+        assert json.loads(text_of(result)) == result.structured_content
+
+
 async def test_a_tool_error_is_a_result_with_is_error(connect):
     spec = TABLE["tool_error"]
     async with connect() as session:

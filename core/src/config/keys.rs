@@ -15,7 +15,7 @@ pub(crate) const SECTIONS: [&str; 7] =
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 33] = [
+pub const KEYS: [&str; 34] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -39,6 +39,7 @@ pub const KEYS: [&str; 33] = [
     "output.max_chars",
     "output.max_items",
     "output.max_value_chars",
+    "output.schemas",
     "changes.max_pages",
     "kb.dir",
     "tools.read_only",
@@ -261,6 +262,7 @@ pub(crate) fn apply(
         "output.max_chars" => o.max_chars = f.int(1, 10_000_000)? as usize,
         "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,
         "output.max_value_chars" => o.max_value_chars = f.int(1, 10_000_000)? as usize,
+        "output.schemas" => o.schemas = f.bool()?,
         "changes.max_pages" => settings.changes.max_pages = f.int(1, 10_000)? as u32,
         "kb.dir" => settings.kb.dir = f.optional_string()?.map(PathBuf::from),
         "tools.read_only" => settings.tools.read_only = f.bool()?,

@@ -173,6 +173,13 @@ pub struct OutputSettings {
     pub max_items: usize,
     /// Longest single value in characters, default 500.
     pub max_value_chars: usize,
+    /// Declare each tool's output schema, and so send `structuredContent`
+    /// with every success, the `text` format included (default true). False
+    /// for hosts that show the model only `structuredContent` when a result
+    /// has it (Claude Code): tools then declare no output schema, and the
+    /// `text` format answers with its text block alone (`json` still sends
+    /// `structuredContent`).
+    pub schemas: bool,
 }
 
 /// `lorebase_changes` paging bound.
@@ -232,6 +239,7 @@ impl Default for Settings {
                 max_chars: 12_000,
                 max_items: 50,
                 max_value_chars: 500,
+                schemas: true,
             },
             changes: ChangesSettings { max_pages: 10 },
             kb: KbSettings::default(),

@@ -94,6 +94,7 @@ mod tests {
             max_chars,
             max_items: 50,
             max_value_chars: 500,
+            schemas: true,
         }
     }
 

@@ -359,6 +359,7 @@ mod tests {
             max_chars,
             max_items,
             max_value_chars,
+            schemas: true,
         }
     }
 

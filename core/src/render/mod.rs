@@ -39,7 +39,8 @@ pub enum OutputFormat {
 /// both formats: a tool that declares an `outputSchema` MUST return
 /// `structuredContent` (MCP 2025-06-18 and later), and the official Python
 /// and TypeScript SDK clients refuse a result without it. `format` chooses
-/// the text block only.
+/// the text block only. With `output.schemas` off, tools declare no output
+/// schema and the `text` format sends its text block alone.
 pub fn finish(
     format: OutputFormat,
     text: impl FnOnce() -> String,
@@ -50,7 +51,7 @@ pub fn finish(
         OutputFormat::Text => RenderedOutput {
             text: caps::cut_text(&text(), caps.max_chars),
             is_error: false,
-            structured: Some(caps::cap_json(json(), caps)),
+            structured: caps.schemas.then(|| caps::cap_json(json(), caps)),
         },
         OutputFormat::Json => {
             let value = caps::cap_json(json(), caps);
@@ -191,6 +192,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// 1000 characters, 2 items, 10 characters a value.
+    fn small_caps(schemas: bool) -> OutputSettings {
+        OutputSettings {
+            max_chars: 1000,
+            max_items: 2,
+            max_value_chars: 10,
+            schemas,
+        }
+    }
+
     #[test]
     fn revisions_are_cut_to_12() {
         let id = "f4d229169a37".to_string() + &"0".repeat(52);
@@ -220,11 +231,7 @@ mod tests {
 
     #[test]
     fn lists_say_how_many_were_left_out() {
-        let caps = OutputSettings {
-            max_chars: 1000,
-            max_items: 2,
-            max_value_chars: 10,
-        };
+        let caps = small_caps(true);
         let mut l = Lines::new(&caps);
         l.list(&[1, 2, 3, 4], "rows", "", |l, i| l.line(i.to_string()));
         assert_eq!(l.into_string(), "1\n2\n... 2 more rows");
@@ -232,11 +239,7 @@ mod tests {
 
     #[test]
     fn finish_json_sends_the_same_json_twice() {
-        let caps = OutputSettings {
-            max_chars: 1000,
-            max_items: 2,
-            max_value_chars: 10,
-        };
+        let caps = small_caps(true);
         let out = finish(
             OutputFormat::Json,
             String::new,
@@ -249,5 +252,21 @@ mod tests {
         let text = finish(OutputFormat::Text, || "x".repeat(2000), || json!({}), &caps);
         assert_eq!(text.structured, Some(json!({})));
         assert!(text.text.chars().count() <= 1000);
+    }
+
+    #[test]
+    fn without_schemas_only_the_json_format_sends_structured_content() {
+        let caps = small_caps(false);
+        let text = finish(
+            OutputFormat::Text,
+            || "a line".into(),
+            || json!({"a": 1}),
+            &caps,
+        );
+        assert_eq!(text.text, "a line");
+        assert_eq!(text.structured, None);
+        let json_out = finish(OutputFormat::Json, String::new, || json!({"a": 1}), &caps);
+        assert_eq!(json_out.structured, Some(json!({"a": 1})));
+        assert_eq!(json_out.text, r#"{"a":1}"#);
     }
 }

@@ -192,6 +192,11 @@ impl Toolbox {
             defs.extend(crate::kb::tools::definitions());
         }
         defs.retain(|d| self.serves(&d.name, !d.annotations.read_only_hint));
+        if !self.settings.output.schemas {
+            for d in &mut defs {
+                d.output_schema = None;
+            }
+        }
         defs
     }
 

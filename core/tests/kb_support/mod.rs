@@ -38,11 +38,7 @@ pub fn open(dir: &Path) -> KbCatalog {
 
 /// The default output caps.
 pub fn caps() -> OutputSettings {
-    OutputSettings {
-        max_chars: 12_000,
-        max_items: 50,
-        max_value_chars: 500,
-    }
+    herald_core::config::Settings::default().output
 }
 
 /// Calls a KB tool with JSON arguments.
