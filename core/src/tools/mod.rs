@@ -121,6 +121,7 @@ pub struct Toolbox {
     keeper: KeeperClient,
     kb: Option<KbCatalog>,
     remote: RemoteTools,
+    argument_names: Arc<table::ArgumentNames>,
 }
 
 impl fmt::Debug for Toolbox {
@@ -165,6 +166,7 @@ impl Toolbox {
             keeper,
             kb,
             remote,
+            argument_names: Arc::default(),
         })
     }
 
@@ -271,7 +273,7 @@ impl Toolbox {
             if !self.serves(name, spec.writes) {
                 return Err(ToolCallError::UnknownTool(name.to_string()));
             }
-            if let Err(e) = check_argument_names(spec.shared_input_schema(), &arguments) {
+            if let Err(e) = check_argument_names(self.argument_names.of(spec), &arguments) {
                 return Ok(e.to_output());
             }
             let ctx = handlers::Ctx {
@@ -318,18 +320,14 @@ fn definition(spec: &table::ToolSpec) -> ToolDefinition {
 }
 
 /// Rejects arguments the tool does not take, naming them and the ones it does.
-fn check_argument_names(schema: &Value, arguments: &Map<String, Value>) -> Result<(), ToolError> {
-    let Some(props) = schema["properties"].as_object() else {
-        return Ok(());
-    };
-    let unknown: Vec<&String> = arguments
-        .keys()
-        .filter(|k| !props.contains_key(*k))
-        .collect();
+fn check_argument_names(
+    accepted: &[String],
+    arguments: &Map<String, Value>,
+) -> Result<(), ToolError> {
+    let unknown: Vec<&String> = arguments.keys().filter(|k| !accepted.contains(k)).collect();
     if unknown.is_empty() {
         return Ok(());
     }
-    let accepted: Vec<&str> = props.keys().map(String::as_str).collect();
     let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
     Err(ToolError {
         code: ProblemCode::ValidationFailed,

@@ -41,16 +41,34 @@ impl ToolSpec {
         props.extend(common(self.branch, self.at));
         object(props, required)
     }
+}
 
-    /// [`ToolSpec::input_schema`], built once per process (every call checks
-    /// its argument names against it).
-    pub fn shared_input_schema(&self) -> &'static Value {
-        static SCHEMAS: OnceLock<HashMap<&'static str, Value>> = OnceLock::new();
-        static NONE: Value = Value::Null;
-        SCHEMAS
-            .get_or_init(|| TOOLS.iter().map(|t| (t.name, t.input_schema())).collect())
-            .get(self.name)
-            .unwrap_or(&NONE)
+/// The argument names each tool takes, in its input schema's order. Every
+/// call checks its arguments against them, so they are built once (on first
+/// use) and kept by the toolbox, not rebuilt from the schema per call; owned
+/// by the toolbox rather than a static, so freeing a toolbox frees them.
+#[derive(Debug, Default)]
+pub(crate) struct ArgumentNames(OnceLock<HashMap<&'static str, Vec<String>>>);
+
+impl ArgumentNames {
+    /// The names `spec` takes.
+    pub fn of(&self, spec: &ToolSpec) -> &[String] {
+        self.0
+            .get_or_init(|| {
+                TOOLS
+                    .iter()
+                    .map(|t| {
+                        let schema = t.input_schema();
+                        let names = schema["properties"]
+                            .as_object()
+                            .map(|props| props.keys().cloned().collect())
+                            .unwrap_or_default();
+                        (t.name, names)
+                    })
+                    .collect()
+            })
+            .get(spec.name)
+            .map_or(&[], Vec::as_slice)
     }
 }
 
