@@ -2,61 +2,25 @@
 //! planned waits are read from the client's log lines (the elapsed time only
 //! gives lower bounds, which a slow machine cannot break).
 
-use std::sync::{Arc, Mutex};
+mod log_capture;
+
 use std::time::{Duration, Instant};
 
 use herald_core::config::{KeeperSettings, Settings};
 use herald_core::error::{KeeperError, ToolError};
 use herald_core::keeper::model::*;
 use herald_core::keeper::{Credential, KeeperClient};
+use log_capture::Captured;
 use lorebase_sandbox::{AuthMode, Fault, Sandbox, SandboxOptions};
 use serde_json::json;
-use tracing_subscriber::fmt::MakeWriter;
 
-/// Log lines written while a test runs (this thread only).
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-impl Captured {
-    fn start() -> (Self, tracing::subscriber::DefaultGuard) {
-        let captured = Captured::default();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(captured.clone())
-            .with_max_level(tracing::Level::TRACE)
-            .with_ansi(false)
-            .finish();
-        (captured, tracing::subscriber::set_default(subscriber))
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-
-    /// The planned pauses, from the "resending in N s" lines.
-    fn delays(&self) -> Vec<f64> {
-        self.text()
-            .lines()
-            .filter_map(|l| l.split("resending in ").nth(1))
-            .map(|rest| rest.split(' ').next().unwrap().parse().unwrap())
-            .collect()
-    }
+/// The planned pauses, from the "resending in N s" lines.
+fn delays(log: &Captured) -> Vec<f64> {
+    log.text()
+        .lines()
+        .filter_map(|l| l.split("resending in ").nth(1))
+        .map(|rest| rest.split(' ').next().unwrap().parse().unwrap())
+        .collect()
 }
 
 async fn sandbox() -> Sandbox {
@@ -94,7 +58,7 @@ async fn retry_after_1_is_waited_then_the_call_succeeds() {
     read(&k).await.unwrap();
     assert!(started.elapsed() >= Duration::from_millis(990));
     assert_eq!(sb.request_count() - before, 2);
-    assert_eq!(log.delays(), [1.0]);
+    assert_eq!(delays(&log), [1.0]);
 }
 
 #[tokio::test]
@@ -111,7 +75,7 @@ async fn retry_after_60_is_capped_at_retry_max_wait_s() {
     // Far below the 60 s asked for (a generous bound for a loaded machine).
     assert!(elapsed < Duration::from_secs(40), "{elapsed:?}");
     assert_eq!(sb.request_count() - before, 2);
-    assert_eq!(log.delays(), [5.0]);
+    assert_eq!(delays(&log), [5.0]);
 }
 
 #[tokio::test]
@@ -124,7 +88,7 @@ async fn two_503s_then_success() {
     read(&k).await.unwrap();
     assert_eq!(sb.request_count() - before, 3);
     // Backoff with jitter: between half and all of 250 ms, then of 500 ms.
-    let d = log.delays();
+    let d = delays(&log);
     assert_eq!(d.len(), 2, "{d:?}");
     assert!(
         (0.125..=0.25).contains(&d[0]) && (0.25..=0.5).contains(&d[1]),
@@ -275,7 +239,7 @@ async fn connection_refused_is_keeper_unavailable_after_the_retries() {
     );
     assert!(text.contains("(3 attempts)"), "{text}");
     assert!(text.ends_with("next: retry after 5 s"), "{text}");
-    assert_eq!(log.delays().len(), 2, "{}", log.text());
+    assert_eq!(delays(&log).len(), 2, "{}", log.text());
 
     let k = client(format!("http://127.0.0.1:{port}"), 0, 0);
     let text = read(&k).await.unwrap_err().to_string();

@@ -2,47 +2,22 @@
 //! failing calls run with known keys while every log line is captured, then
 //! everything is searched for the keys.
 
+mod log_capture;
+
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 use herald_core::config::{KeeperSettings, Overrides, Secret, Settings};
 use herald_core::error::ToolError;
 use herald_core::keeper::model::*;
 use herald_core::keeper::{Credential, KeeperClient};
+use log_capture::Captured;
 use lorebase_sandbox::{AuthMode, Fault, Sandbox, SandboxOptions};
-use tracing_subscriber::fmt::MakeWriter;
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
 
 const WRONG_KEY: &str = "lbk_WRONGKEY42_zz9zz9zz";
 
 #[tokio::test]
 async fn keys_never_reach_logs_or_errors() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::start();
 
     let sb = Sandbox::start(SandboxOptions {
         auth: AuthMode::ApiKey,
@@ -135,7 +110,7 @@ async fn keys_never_reach_logs_or_errors() {
             .to_string(),
     );
 
-    let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    let logs = captured.text();
     assert!(logs.contains("Keeper call"), "nothing was logged: {logs}");
     assert!(
         logs.contains("resending in"),

@@ -3,9 +3,10 @@
 
 #![allow(dead_code)]
 
-use std::io::Write;
+#[path = "../log_capture/mod.rs"]
+mod log_capture;
+
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
 use herald_core::config::OutputSettings;
 use herald_core::kb::{KbCatalog, KbOptions};
@@ -61,32 +62,13 @@ pub fn call_json(catalog: &KbCatalog, name: &str, mut arguments: Value) -> Value
     structured
 }
 
-#[derive(Clone, Default)]
-struct LogBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for LogBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log lock").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Runs `f` with this thread's logs captured (plain text, one line per event).
+/// Runs `f` with this thread's logs captured (plain text, one line per
+/// event, INFO and more severe).
 pub fn capture_logs<T>(f: impl FnOnce() -> T) -> (T, String) {
-    let buffer = LogBuffer::default();
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .with_writer(move || writer.clone())
-        .finish();
-    let result = tracing::subscriber::with_default(subscriber, f);
-    let logs = String::from_utf8(buffer.0.lock().expect("log lock").clone()).expect("UTF-8 logs");
-    (result, logs)
+    let (captured, guard) = log_capture::Captured::start_up_to(tracing::Level::INFO);
+    let result = f();
+    drop(guard);
+    (result, captured.text())
 }
 
 /// The paths of a `kb_search` JSON answer, in order.
