@@ -11,6 +11,7 @@
 #
 #   scripts/test-node.sh            # everything
 #   scripts/test-node.sh --no-build # reuse the built addon and binaries
+#   HERALD_NO_BUILD=1 (scripts/test.sh sets it): reuse the built binaries
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +32,10 @@ for workflow in "${workflows[@]}"; do
 done
 
 if [ "$build" = 1 ]; then
-  stage "build the sandbox and the native binary"
-  cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+  if [ "${HERALD_NO_BUILD:-}" != 1 ]; then
+    stage "build the sandbox and the native binary"
+    cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+  fi
   stage "build the addon and check its typings"
   node npm/scripts/build-addon.mjs --check
 fi

@@ -23,8 +23,10 @@ if [ ! -x "$TOOLS/bin/python" ]; then
 fi
 "$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check -r python/tools-requirements.txt
 
-stage "native binaries (sandbox Keeper, lorebase-herald)"
-cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+if [ "${HERALD_NO_BUILD:-}" != 1 ]; then  # scripts/test.sh built them
+  stage "native binaries (sandbox Keeper, lorebase-herald)"
+  cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+fi
 export SANDBOX_BIN="$ROOT/target/debug/lorebase-sandbox"
 export HERALD_BIN="$ROOT/target/debug/lorebase-herald"
 

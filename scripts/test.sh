@@ -6,7 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-stage() { printf '\n=== %s\n' "$*" >&2; }
+# Disk: a clean run needs a few GB under target/ (see docs/benchmarks.md, "CI footprint");
+# each stage prints what target/ holds after it, so a full disk names its stage.
+# Incremental compilation only pays on rebuilds; on a clean checkout it writes
+# gigabytes that are never read.
+export CARGO_INCREMENTAL=0
+
+disk() { printf '    disk: target/ %s, free %s\n' "$(du -sh target 2>/dev/null | cut -f1)" "$(df -h --output=avail . | tail -n 1 | tr -d ' ')" >&2; }
+stage() { [ -d target ] && disk; printf '\n=== %s\n' "$*" >&2; }
+trap 'disk' EXIT
 
 stage "setup"
 ./scripts/setup.sh
@@ -16,7 +24,9 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 stage "build"
-cargo build --workspace --bins --locked
+# One build of every target the stages below run (binaries, tests, the bindings'
+# libraries): one feature resolution, so no dependency is compiled twice.
+cargo test --workspace --locked --no-run
 export HERALD_BIN="$PWD/target/debug/lorebase-herald"
 export SANDBOX_BIN="$PWD/target/debug/lorebase-sandbox"
 export HERALD_NO_BUILD=1

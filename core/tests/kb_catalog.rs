@@ -1,7 +1,7 @@
 //! The catalog: which files are entries, malformed files and their warning,
 //! frontmatter fields, and `kb_get` lookups that never reach the filesystem.
 
-mod kb_support;
+use crate::kb_support;
 
 use herald_core::kb::KbCatalog;
 use kb_support::{call, call_json, capture_logs, entry, open, write};

@@ -2,7 +2,7 @@
 //! resource above the body) rank better than plain BM25 over all fields on a
 //! small labelled set of queries.
 
-mod kb_support;
+use crate::kb_support;
 
 use herald_core::kb::{FieldBoosts, KbCatalog};
 use kb_support::{entry, open, write};

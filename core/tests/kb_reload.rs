@@ -2,7 +2,7 @@
 //! watcher does it by itself after the folder changes; an entry that turns
 //! malformed leaves the index with a warning; old snapshots stay intact.
 
-mod kb_support;
+use crate::kb_support;
 
 use std::time::{Duration, Instant};
 

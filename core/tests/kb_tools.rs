@@ -1,7 +1,7 @@
 //! The `kb_search` and `kb_get` tools: definitions, argument rules (`k`,
 //! empty query, unknown arguments), answers in both formats, ties, caps.
 
-mod kb_support;
+use crate::kb_support;
 
 use herald_core::config::OutputSettings;
 use herald_core::kb::tools::{self, GetArgs, SearchArgs};

@@ -179,7 +179,7 @@ async fn run_child(sb: &Sandbox, trust_env: bool) -> std::process::Output {
     let mut cmd = tokio::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
         "--exact",
-        "child_calls_keeper_from_the_process_environment",
+        "keeper_limits::child_calls_keeper_from_the_process_environment",
         "--ignored",
         "--nocapture",
     ])

@@ -2,7 +2,7 @@
 //! planned waits are read from the client's log lines (the elapsed time only
 //! gives lower bounds, which a slow machine cannot break).
 
-mod log_capture;
+use crate::log_capture;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! failing calls run with known keys while every log line is captured, then
 //! everything is searched for the keys.
 
-mod log_capture;
+use crate::log_capture;
 
 use std::collections::BTreeMap;
 

@@ -3,7 +3,7 @@
 //! dropped on a redirect to another host, and absent from every log line and
 //! error, against real servers on loopback.
 
-mod remote_support;
+use crate::remote_support;
 
 use std::collections::BTreeMap;
 
@@ -159,7 +159,7 @@ fn a_missing_token_variable_is_named_not_guessed() {
 
 #[tokio::test]
 async fn the_token_reaches_its_server_and_never_a_log_line() {
-    let logs = captured_logs();
+    let (logs, _capturing) = captured_logs();
     const TOKEN: &str = "tok-sent-9d1e44b0c2";
     let server = start(Mode::Normal).await;
     let toolbox = discovered(settings(
@@ -199,7 +199,7 @@ async fn the_token_reaches_its_server_and_never_a_log_line() {
 
 #[tokio::test]
 async fn the_token_is_dropped_on_a_redirect_to_another_host() {
-    let logs = captured_logs();
+    let (logs, _capturing) = captured_logs();
     const TOKEN: &str = "tok-redirect-51c7aa";
     // The real server answers on "localhost"; the configured one on
     // 127.0.0.1 redirects every request there: another host.
@@ -241,7 +241,7 @@ async fn the_token_is_dropped_on_a_redirect_to_another_host() {
 
 #[tokio::test]
 async fn a_server_quoting_the_token_in_its_error_does_not_leak_it() {
-    let logs = captured_logs();
+    let (logs, _capturing) = captured_logs();
     const TOKEN: &str = "tok-quoted-e8812f";
     let hostile = start_echoing_500().await;
     let toolbox = discovered(settings(

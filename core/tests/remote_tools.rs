@@ -3,7 +3,7 @@
 //! allowlist, the page bound, isolation of a server that cannot be reached,
 //! calls that fail (never retried), output caps, annotations, re-discovery.
 
-mod remote_support;
+use crate::remote_support;
 
 use herald_core::keeper::Credential;
 use herald_core::remote::{MAX_LIST_PAGES, ServerStatus};

@@ -2,7 +2,7 @@
 //! whole outputs are cut with a mark, never inside a UTF-8 character, and the
 //! JSON format stays valid JSON; and `lorebase_changes`'s paging bound.
 
-mod tools_support;
+use crate::tools_support;
 
 use lorebase_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{Value, json};

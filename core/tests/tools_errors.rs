@@ -2,7 +2,7 @@
 //! call) and Keeper's problems, each shown as `[code] message`, issues and a
 //! `next:` line, with no structured content.
 
-mod tools_support;
+use crate::tools_support;
 
 use herald_core::config::Secret;
 use herald_core::keeper::Credential;

@@ -2,10 +2,10 @@
 //! `tools/list`-shaped) so any change to names, descriptions, schemas or
 //! annotations is reviewed; plus the rules every definition follows.
 //!
-//! `UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test tools_list`
+//! `UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration tools_list::`
 //! rewrites the snapshot.
 
-mod tools_support;
+use crate::tools_support;
 
 use herald_core::config::Settings;
 use herald_core::keeper::Credential;

@@ -3,7 +3,7 @@
 //! closed port. Every answer is a result: an error without structured
 //! content, or a success.
 
-mod tools_support;
+use crate::tools_support;
 
 use herald_core::keeper::Credential;
 use proptest::prelude::*;

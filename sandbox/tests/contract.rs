@@ -2,7 +2,7 @@
 //! success and problem, each answer validated against its documented schema
 //! (the harness validates every `/api/` answer), and every endpoint covered.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

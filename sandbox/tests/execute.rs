@@ -1,7 +1,7 @@
 //! Operations: dry runs, commits, stale heads, idempotency, review policies,
 //! protected branches, Proposals (proposed, merged, conflicts) and limits.
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use lorebase_sandbox::AuthMode;

@@ -1,6 +1,6 @@
 //! Fault injection, the admin endpoints, and the binary's READY line.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! herald.md's examples (history, lineage, resolve), explain, Revisions
 //! (content addresses, `at`, tags, prefixes), branches, the log and diffs.
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use lorebase_sandbox::AuthMode;

@@ -1,6 +1,6 @@
 //! Schema, Records, masking, auth and the query DSL over real HTTP.
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use lorebase_sandbox::AuthMode;

@@ -1,6 +1,6 @@
 //! Lexical and vector search, neighborhoods and context packs over real HTTP.
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use lorebase_sandbox::{AuthMode, SandboxOptions};

@@ -3,8 +3,7 @@
 
 #![allow(dead_code)]
 
-#[path = "../log_capture/mod.rs"]
-mod log_capture;
+use crate::log_capture;
 
 use std::path::Path;
 

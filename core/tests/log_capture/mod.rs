@@ -6,7 +6,9 @@
 //! but tracing caches each callsite's interest process-wide: a callsite first
 //! hit by a thread without a subscriber, while another thread installs its
 //! own, can stay disabled, and a test then sees no lines at all (seen in CI).
-//! With one global subscriber every callsite is always enabled.
+//! With one global subscriber every callsite stays enabled: its filter says
+//! "sometimes" to every callsite and decides per event, so threads that do
+//! not capture pay no formatting.
 //!
 //! `#[tokio::test]` runs on one thread, so everything a test's tasks log
 //! (the client's and the in-process sandbox's) lands in its buffer.
@@ -17,10 +19,25 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex, Once};
 
 use tracing::{Level, Metadata};
+use tracing_subscriber::filter;
 use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::{Layer, SubscriberExt};
 
-/// What the current thread captures: into which buffer, up to which level.
-type Capture = (Arc<Mutex<Vec<u8>>>, Level);
+/// What the current thread captures.
+struct Capture {
+    /// Where its lines go.
+    buffer: Arc<Mutex<Vec<u8>>>,
+    /// The least severe level kept.
+    max: Level,
+    /// Targets (by prefix) never kept, e.g. a test server's own request logs.
+    excluded: &'static [&'static str],
+}
+
+impl Capture {
+    fn keeps(&self, meta: &Metadata<'_>) -> bool {
+        meta.level() <= &self.max && !self.excluded.iter().any(|t| meta.target().starts_with(t))
+    }
+}
 
 thread_local! {
     static CAPTURE: RefCell<Option<Capture>> = const { RefCell::new(None) };
@@ -50,15 +67,15 @@ impl<'a> MakeWriter<'a> for ThreadWriters {
     type Writer = ThreadWriter;
 
     fn make_writer(&'a self) -> ThreadWriter {
-        ThreadWriter(CAPTURE.with(|c| c.borrow().as_ref().map(|(b, _)| b.clone())))
+        ThreadWriter(CAPTURE.with(|c| c.borrow().as_ref().map(|c| c.buffer.clone())))
     }
 
     fn make_writer_for(&'a self, meta: &Metadata<'_>) -> ThreadWriter {
         ThreadWriter(CAPTURE.with(|c| {
             c.borrow()
                 .as_ref()
-                .filter(|(_, max)| meta.level() <= max)
-                .map(|(b, _)| b.clone())
+                .filter(|c| c.keeps(meta))
+                .map(|c| c.buffer.clone())
         }))
     }
 }
@@ -84,18 +101,32 @@ impl Captured {
 
     /// Captures this thread's log lines of `max` and more severe levels.
     pub fn start_up_to(max: Level) -> (Self, CaptureGuard) {
+        Self::start_with(max, &[])
+    }
+
+    /// Captures this thread's log lines of `max` and more severe levels,
+    /// except those whose target starts with one of `excluded`.
+    pub fn start_with(max: Level, excluded: &'static [&'static str]) -> (Self, CaptureGuard) {
         static INSTALL: Once = Once::new();
         INSTALL.call_once(|| {
-            let subscriber = tracing_subscriber::fmt()
+            let capturing = filter::dynamic_filter_fn(|meta, _| {
+                CAPTURE.with(|c| c.borrow().as_ref().is_some_and(|c| c.keeps(meta)))
+            });
+            let layer = tracing_subscriber::fmt::layer()
                 .with_writer(ThreadWriters)
-                .with_max_level(Level::TRACE)
                 .with_ansi(false)
-                .finish();
-            tracing::subscriber::set_global_default(subscriber)
+                .with_filter(capturing);
+            tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))
                 .expect("no other global subscriber in this test binary");
         });
         let captured = Captured::default();
-        CAPTURE.with(|c| *c.borrow_mut() = Some((captured.0.clone(), max)));
+        CAPTURE.with(|c| {
+            *c.borrow_mut() = Some(Capture {
+                buffer: captured.0.clone(),
+                max,
+                excluded,
+            })
+        });
         (captured, CaptureGuard)
     }
 

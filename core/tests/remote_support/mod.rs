@@ -10,8 +10,9 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
+use crate::log_capture::{CaptureGuard, Captured};
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -368,44 +369,17 @@ pub async fn discovered(settings: Settings) -> Toolbox {
     toolbox
 }
 
-/// Every log line of this test binary (all tests share it), from the first
-/// call on: Herald's, rmcp's client and reqwest's, at trace level.
-pub fn captured_logs() -> &'static LogBuffer {
-    static LOGS: OnceLock<LogBuffer> = OnceLock::new();
-    LOGS.get_or_init(|| {
-        let buffer = LogBuffer::default();
-        let writer = buffer.clone();
-        let filter = tracing_subscriber::EnvFilter::new(
-            "trace,rmcp::transport::streamable_http_server=off,rmcp::service::server=off,rmcp::handler::server=off,axum=off",
-        );
-        let subscriber = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_ansi(false)
-            .with_writer(move || writer.clone())
-            .finish();
-        let _ = tracing::subscriber::set_global_default(subscriber);
-        buffer
-    })
-}
-
-/// Log output kept in memory.
-#[derive(Clone, Default)]
-pub struct LogBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl LogBuffer {
-    /// Everything logged so far.
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-impl std::io::Write for LogBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+/// Captures this thread's log lines (Herald's, rmcp's client and reqwest's,
+/// at trace level) until the guard drops; not the test servers' own request
+/// logs, which quote the headers they were sent.
+pub fn captured_logs() -> (Captured, CaptureGuard) {
+    Captured::start_with(
+        tracing::Level::TRACE,
+        &[
+            "rmcp::transport::streamable_http_server",
+            "rmcp::service::server",
+            "rmcp::handler::server",
+            "axum",
+        ],
+    )
 }

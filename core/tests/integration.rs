@@ -1,0 +1,30 @@
+//! Herald core's integration tests, linked into one test binary.
+//!
+//! Each file under `tests/` would otherwise be a binary of its own: every one
+//! links the whole dependency graph again (about 140 MB and seconds of link
+//! time apiece), which is most of the disk and time a clean `cargo test`
+//! takes. The files stay one concern each, as modules of this crate; run one
+//! with a filter, e.g. `cargo test -p lorebase-herald-core --test integration tools_list::`.
+
+mod kb_support;
+mod log_capture;
+mod remote_support;
+mod tools_support;
+
+mod config_settings;
+mod errors_render;
+mod kb_catalog;
+mod kb_ranking;
+mod kb_reload;
+mod kb_tools;
+mod keeper_client;
+mod keeper_limits;
+mod keeper_retries;
+mod keeper_secrets;
+mod remote_credentials;
+mod remote_tools;
+mod tools_caps;
+mod tools_errors;
+mod tools_golden;
+mod tools_list;
+mod tools_proptest;
