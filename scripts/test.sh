@@ -24,8 +24,9 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 stage "build"
-# One build of every target the stages below run (binaries, tests, the bindings'
-# libraries): one feature resolution, so no dependency is compiled twice.
+# The binaries and every test target in one build (one feature resolution);
+# the stages below reuse them (HERALD_NO_BUILD). The C, Node and Python stages
+# still build their own library.
 cargo test --workspace --locked --no-run
 export HERALD_BIN="$PWD/target/debug/lorebase-herald"
 export SANDBOX_BIN="$PWD/target/debug/lorebase-sandbox"

@@ -43,8 +43,8 @@ thread_local! {
     static CAPTURE: RefCell<Option<Capture>> = const { RefCell::new(None) };
 }
 
-/// Writes into the current thread's buffer, if it is capturing an event of
-/// that level.
+/// Writes into the current thread's buffer (the subscriber's filter lets
+/// through only the events that thread captures).
 struct ThreadWriter(Option<Arc<Mutex<Vec<u8>>>>);
 
 impl std::io::Write for ThreadWriter {
@@ -68,15 +68,6 @@ impl<'a> MakeWriter<'a> for ThreadWriters {
 
     fn make_writer(&'a self) -> ThreadWriter {
         ThreadWriter(CAPTURE.with(|c| c.borrow().as_ref().map(|c| c.buffer.clone())))
-    }
-
-    fn make_writer_for(&'a self, meta: &Metadata<'_>) -> ThreadWriter {
-        ThreadWriter(CAPTURE.with(|c| {
-            c.borrow()
-                .as_ref()
-                .filter(|c| c.keeps(meta))
-                .map(|c| c.buffer.clone())
-        }))
     }
 }
 
