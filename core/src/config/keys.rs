@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::error::{ConfigError, SettingSource};
-use super::layers::RawValue;
+use super::raw::RawValue;
 use super::{Settings, Transport};
 
 /// The sections of the `herald` mapping.

@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::error::KeeperError;
+use super::error::KeeperError;
 
 /// The client once built, or why it could not be.
 type Built = Result<reqwest::Client, String>;

@@ -7,10 +7,10 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use reqwest::{RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
 
+use super::error::KeeperError;
 use super::retry::{is_retryable_status, retry_after, retry_delay};
 use super::{Credential, KeeperClient};
 use crate::config::Secret;
-use crate::error::KeeperError;
 use crate::keeper::model::{Issue, Problem, ProblemCode};
 
 /// Why one attempt got no complete answer.

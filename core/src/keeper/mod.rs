@@ -18,6 +18,7 @@
 //!   name the endpoint, status and timing, never a header or a key.
 
 mod client_cell;
+mod error;
 mod exchange;
 pub mod model;
 pub mod retry;
@@ -29,8 +30,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::config::{KeeperSettings, Secret};
-use crate::error::KeeperError;
+use crate::tool::ToolCallError;
 use client_cell::ClientCell;
+pub use error::KeeperError;
 use model::*;
 
 /// Which credential a Keeper call carries.
@@ -42,6 +44,19 @@ pub enum Credential {
     Bearer(Secret),
     /// No credential at all (anonymous Streamable HTTP calls).
     Anonymous,
+}
+
+impl Credential {
+    /// The credential of an in-process call given its own key or none: the
+    /// key, sent unchanged; none is the configured key; an empty key is
+    /// refused (it would reach Keeper as no credential at all).
+    pub fn per_call(api_key: Option<&str>) -> Result<Self, ToolCallError> {
+        match api_key {
+            None => Ok(Self::Configured),
+            Some(key) if key.trim().is_empty() => Err(ToolCallError::EmptyApiKey),
+            Some(key) => Ok(Self::Bearer(Secret::new(key))),
+        }
+    }
 }
 
 /// The Keeper REST client. Clones share one connection pool.
