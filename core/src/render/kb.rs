@@ -3,8 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::entry::KbEntry;
-use super::index::KbHit;
+use crate::kb::{KbEntry, KbHit};
 
 /// A score rounded to 4 decimals for display.
 fn rounded(score: f32) -> f64 {
@@ -23,7 +22,7 @@ fn put(map: &mut Map<String, Value>, key: &str, value: &Option<String>) {
 
 /// One hit: `path`, `type`, `title`, then `description`, `resource`, `tags`,
 /// `status`, `last_validated` when the entry has them, then `score`.
-pub(crate) fn hit_json(hit: &KbHit) -> Value {
+pub fn hit_json(hit: &KbHit) -> Value {
     let entry = &hit.entry;
     let mut map = Map::new();
     map.insert("path".into(), json!(entry.path));
@@ -41,7 +40,7 @@ pub(crate) fn hit_json(hit: &KbHit) -> Value {
 }
 
 /// `{"query": ..., "hits": [...]}`.
-pub(crate) fn search_json(query: &str, hits: &[KbHit]) -> Value {
+pub fn search_json(query: &str, hits: &[KbHit]) -> Value {
     json!({
         "query": query,
         "hits": hits.iter().map(hit_json).collect::<Vec<_>>(),
@@ -50,7 +49,7 @@ pub(crate) fn search_json(query: &str, hits: &[KbHit]) -> Value {
 
 /// `N hits for "query"`, then per hit a numbered line (path, `[type]`,
 /// title, score) and indented lines for the fields it has.
-pub(crate) fn search_text(query: &str, hits: &[KbHit]) -> String {
+pub fn search_text(query: &str, hits: &[KbHit]) -> String {
     let quoted = serde_json::to_string(&one_line(query)).unwrap_or_default();
     if hits.is_empty() {
         return format!("no hits for {quoted}");
@@ -96,7 +95,7 @@ pub(crate) fn search_text(query: &str, hits: &[KbHit]) -> String {
 }
 
 /// The whole entry: its fields (those it has), then `body`.
-pub(crate) fn entry_json(entry: &KbEntry) -> Value {
+pub fn entry_json(entry: &KbEntry) -> Value {
     let mut map = Map::new();
     map.insert("path".into(), json!(entry.path));
     map.insert("type".into(), json!(entry.kind.clone().unwrap_or_default()));
@@ -117,7 +116,7 @@ pub(crate) fn entry_json(entry: &KbEntry) -> Value {
 
 /// The entry as markdown: `key: value` lines between `---` lines (path
 /// first), then the body.
-pub(crate) fn entry_text(entry: &KbEntry) -> String {
+pub fn entry_text(entry: &KbEntry) -> String {
     let mut out = String::from("---\n");
     let mut line = |key: &str, value: &str| {
         let value = value.trim().replace('\n', "\n  ");

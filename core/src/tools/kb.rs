@@ -1,21 +1,27 @@
-//! The `kb_search` and `kb_get` tools: definitions (JSON Schemas, read-only
-//! annotations), argument checks, and their answers in the `text` and `json`
-//! formats under the output caps.
+//! The KB tools, `kb_search` and `kb_get`, over a markdown catalog
+//! ([`crate::kb`]): their definitions, their argument checks (lenient where
+//! runlore-mcp.md says so: every issue at once, `k` clamped), their handlers,
+//! and the [`ToolSource`] that offers them when `kb.dir` is set. Their answers
+//! are built as JSON by [`crate::render::kb`] (no wire type to derive a schema
+//! from), so their schemas are written here, beside the parsers they describe.
 
 use serde_json::{Map, Value, json};
 
-use super::KbCatalog;
-use super::render;
+use super::source::ToolSource;
 use crate::config::OutputSettings;
 use crate::error::ToolError;
+use crate::kb::KbCatalog;
+use crate::keeper::Credential;
 use crate::keeper::model::{Issue, ProblemCode};
-use crate::render::{OutputFormat, caps, finish};
-use crate::tools::{RenderedOutput, ToolAnnotations, ToolDefinition};
+use crate::render::{self, OutputFormat, caps, finish};
+use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
 
 /// `kb_search`.
 pub const KB_SEARCH: &str = "kb_search";
 /// `kb_get`.
 pub const KB_GET: &str = "kb_get";
+/// The KB tools, in the order models see them.
+pub const NAMES: [&str; 2] = [KB_SEARCH, KB_GET];
 /// Hits returned when `k` is absent or below 1.
 pub const DEFAULT_K: usize = 5;
 /// Most hits returned (a larger `k` is capped to it).
@@ -23,12 +29,7 @@ pub const MAX_K: usize = 20;
 /// Longest path echoed back in a not-found message.
 const MAX_ECHOED_PATH: usize = 200;
 
-const READ_ONLY: ToolAnnotations = ToolAnnotations {
-    read_only_hint: true,
-    destructive_hint: false,
-    idempotent_hint: true,
-    open_world_hint: false,
-};
+const READ_ONLY: ToolAnnotations = ToolAnnotations::reads_or_writes(false);
 
 fn format_schema() -> Value {
     json!({
@@ -125,6 +126,52 @@ pub fn definitions() -> Vec<ToolDefinition> {
     ]
 }
 
+/// The KB tools of one toolbox: offered when a catalog is open.
+#[derive(Debug, Clone)]
+pub(crate) struct KbTools {
+    catalog: Option<KbCatalog>,
+    caps: OutputSettings,
+}
+
+impl KbTools {
+    /// The tools over `catalog` (none without one), under `caps`.
+    pub(crate) fn new(catalog: Option<KbCatalog>, caps: OutputSettings) -> Self {
+        Self { catalog, caps }
+    }
+
+    /// The open catalog.
+    pub(crate) fn catalog(&self) -> Option<&KbCatalog> {
+        self.catalog.as_ref()
+    }
+}
+
+impl ToolSource for KbTools {
+    fn owns(&self, name: &str) -> bool {
+        NAMES.contains(&name)
+    }
+
+    fn offers(&self, name: &str) -> Option<bool> {
+        (self.catalog.is_some() && self.owns(name)).then_some(false)
+    }
+
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        if self.catalog.is_some() {
+            definitions()
+        } else {
+            Vec::new()
+        }
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        _credential: &Credential,
+    ) -> Option<RenderedOutput> {
+        call(self.catalog.as_ref()?, name, &arguments, &self.caps)
+    }
+}
+
 /// Runs `name` when it is a KB tool (`None` otherwise).
 pub fn call(
     catalog: &KbCatalog,
@@ -156,8 +203,8 @@ fn search(
     })?;
     Ok(finish(
         args.format,
-        || render::search_text(&args.query, &hits),
-        || render::search_json(&args.query, &hits),
+        || render::kb::search_text(&args.query, &hits),
+        || render::kb::search_json(&args.query, &hits),
         caps,
     ))
 }
@@ -179,8 +226,8 @@ fn get(
     };
     Ok(finish(
         args.format,
-        || render::entry_text(&entry),
-        || render::entry_json(&entry),
+        || render::kb::entry_text(&entry),
+        || render::kb::entry_json(&entry),
         &entry_caps,
     ))
 }
