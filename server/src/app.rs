@@ -1,5 +1,5 @@
-//! Putting it together: settings, the toolbox, the served tools, and the
-//! command to run.
+//! Putting it together: the settings, the toolbox and the served tools of one
+//! Herald ([`Herald`]), and serving it on the configured transport.
 
 use std::path::Path;
 
@@ -7,13 +7,13 @@ use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
 use herald_core::tools::Toolbox;
 use rmcp::ServiceExt;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Cli;
 use crate::credential::CallerAuth;
 use crate::error::ServerError;
 use crate::handler::HeraldServer;
 use crate::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
-use crate::{commands, http, remote_refresh};
+use crate::{http, remote_refresh};
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
 /// prints): the program, then its leading arguments.
@@ -61,22 +61,20 @@ pub struct Herald {
 }
 
 impl Herald {
-    /// Builds the toolbox and the served tools (no Keeper call).
+    /// Builds the toolbox and the served tools (no Keeper call). A name in
+    /// `tools.allow` that is not served is a settings error.
     pub fn build(settings: Settings) -> Result<Self, ServerError> {
-        let toolbox =
-            Toolbox::new(settings.clone()).map_err(|e| ServerError::Keeper(e.to_string()))?;
+        let toolbox = Toolbox::new(settings.clone())?;
         // The remote tools (`mcp.servers`) are added by the handler as they
         // are discovered; these are the built-in ones.
-        let tools = ServedTools::select(toolbox.local_definitions(), &settings.tools)?;
+        let tools = ServedTools::new(toolbox.local_definitions());
         let unselected = Settings {
             tools: Default::default(),
             kb: Default::default(),
             ..settings.clone()
         };
         // Shares the toolbox's Keeper client (one pool, one load of the roots).
-        let reads = toolbox
-            .sibling(unselected)
-            .map_err(|e| ServerError::Keeper(e.to_string()))?;
+        let reads = toolbox.sibling(unselected)?;
         Ok(Self {
             settings,
             toolbox,
@@ -134,51 +132,6 @@ pub fn load_settings_with(
         overrides.set(key, value.clone(), label);
     }
     Settings::load_with_env(&env, &overrides).map_err(|e| ServerError::Settings(e.to_string()))
-}
-
-/// Runs the parsed command line; returns the exit code.
-pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
-    match dispatch(cli, launcher).await {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("lorebase-herald: {e}");
-            e.exit_code()
-        }
-    }
-}
-
-async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
-    match &cli.command {
-        #[cfg(feature = "demo")]
-        Some(Command::Demo) => crate::demo::run(&cli, &launcher).await,
-        #[cfg(not(feature = "demo"))]
-        Some(Command::Demo) => {
-            let _ = &launcher;
-            Err(ServerError::Usage(
-                "this build has no demo (it was built without the `demo` feature)".into(),
-            ))
-        }
-        Some(Command::Tools { format }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
-            herald.discover_remote().await;
-            commands::print_tools(&herald, *format)?;
-            Ok(0)
-        }
-        Some(Command::Call { tool, json }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
-            herald.discover_remote().await;
-            commands::call(&herald, tool, json.as_deref()).await
-        }
-        None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
-            let shutdown = Shutdown::on_signals();
-            if !cli.kb_only() {
-                herald.discover_remote().await;
-            }
-            serve(&herald, shutdown).await?;
-            Ok(0)
-        }
-    }
 }
 
 /// Serves `herald` on the configured transport until the host goes away
