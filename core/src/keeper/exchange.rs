@@ -73,27 +73,22 @@ impl KeeperClient {
             let started = Instant::now();
             let outcome = self.attempt(attempt).await;
             let elapsed_ms = started.elapsed().as_millis() as u64;
+            if let Ok(answer) = &outcome {
+                tracing::debug!(
+                    endpoint,
+                    status = answer.status.as_u16(),
+                    elapsed_ms,
+                    attempt = retry + 1,
+                    "Keeper call"
+                );
+            }
             let (delay, reason) = match outcome {
                 Ok(answer) if answer.status.is_success() => {
-                    tracing::debug!(
-                        endpoint,
-                        status = answer.status.as_u16(),
-                        elapsed_ms,
-                        attempt = retry + 1,
-                        "Keeper call"
-                    );
                     return serde_json::from_slice(&answer.body).map_err(|e| {
                         KeeperError::Protocol(format!("cannot read the answer of {endpoint}: {e}"))
                     });
                 }
                 Ok(answer) => {
-                    tracing::debug!(
-                        endpoint,
-                        status = answer.status.as_u16(),
-                        elapsed_ms,
-                        attempt = retry + 1,
-                        "Keeper call"
-                    );
                     let mut problem = problem_of(&answer)?;
                     redact(&mut problem, key);
                     if !(is_retryable_status(answer.status) && retry < max_retries) {

@@ -20,21 +20,34 @@ fn put(map: &mut Map<String, Value>, key: &str, value: &Option<String>) {
     }
 }
 
-/// One hit: `path`, `type`, `title`, then `description`, `resource`, `tags`,
-/// `status`, `last_validated` when the entry has them, then `score`.
-pub fn hit_json(hit: &KbHit) -> Value {
-    let entry = &hit.entry;
+/// An entry's fields: `path`, `type`, `title`, then `description`,
+/// `resource`, `tags`, `status`, `last_validated` when it has them; `whole`
+/// adds `alert_resource` (after `resource`), `timestamp` and `fingerprint`.
+fn entry_fields(entry: &KbEntry, whole: bool) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("path".into(), json!(entry.path));
     map.insert("type".into(), json!(entry.kind.clone().unwrap_or_default()));
     map.insert("title".into(), json!(entry.title));
     put(&mut map, "description", &entry.description);
     put(&mut map, "resource", &entry.resource);
+    if whole {
+        put(&mut map, "alert_resource", &entry.alert_resource);
+    }
     if !entry.tags.is_empty() {
         map.insert("tags".into(), json!(entry.tags));
     }
     put(&mut map, "status", &entry.status);
     put(&mut map, "last_validated", &entry.last_validated);
+    if whole {
+        put(&mut map, "timestamp", &entry.timestamp);
+        put(&mut map, "fingerprint", &entry.fingerprint);
+    }
+    map
+}
+
+/// One hit: the entry's fields (without the curated ones), then `score`.
+pub fn hit_json(hit: &KbHit) -> Value {
+    let mut map = entry_fields(&hit.entry, false);
     map.insert("score".into(), json!(rounded(hit.score)));
     Value::Object(map)
 }
@@ -96,20 +109,7 @@ pub fn search_text(query: &str, hits: &[KbHit]) -> String {
 
 /// The whole entry: its fields (those it has), then `body`.
 pub fn entry_json(entry: &KbEntry) -> Value {
-    let mut map = Map::new();
-    map.insert("path".into(), json!(entry.path));
-    map.insert("type".into(), json!(entry.kind.clone().unwrap_or_default()));
-    map.insert("title".into(), json!(entry.title));
-    put(&mut map, "description", &entry.description);
-    put(&mut map, "resource", &entry.resource);
-    put(&mut map, "alert_resource", &entry.alert_resource);
-    if !entry.tags.is_empty() {
-        map.insert("tags".into(), json!(entry.tags));
-    }
-    put(&mut map, "status", &entry.status);
-    put(&mut map, "last_validated", &entry.last_validated);
-    put(&mut map, "timestamp", &entry.timestamp);
-    put(&mut map, "fingerprint", &entry.fingerprint);
+    let mut map = entry_fields(entry, true);
     map.insert("body".into(), json!(entry.body));
     Value::Object(map)
 }

@@ -151,6 +151,20 @@ pub(crate) mod cursor {
         String::from_utf8(bytes?).ok()
     }
 
+    /// The offset a cursor of this scope points at, when it was issued at
+    /// `revision` (a page of one read); no cursor is the first page.
+    pub fn offset_at(cursor: Option<&str>, scope: &str, revision: &str) -> ApiResult<usize> {
+        let Some(cursor) = cursor else { return Ok(0) };
+        let (rev, offset) = decode(cursor, scope)?;
+        if rev != revision {
+            return Err(ApiError::invalid(
+                "cursor",
+                "the cursor belongs to another Revision: pass the same at",
+            ));
+        }
+        Ok(offset)
+    }
+
     /// Decodes a cursor of this scope: its revision and offset.
     pub fn decode(cursor: &str, scope: &str) -> ApiResult<(String, usize)> {
         let bad = || ApiError::invalid("cursor", "not a cursor of this listing");

@@ -78,25 +78,12 @@ fn with_ref<T: JsonSchema>(generator: &mut schemars::SchemaGenerator) -> schemar
     })
 }
 
-impl JsonSchema for RecentChange {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "RecentChange".into()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        with_ref::<HistoryEntry>(generator)
-    }
-}
-
-impl JsonSchema for PackLineage {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "PackLineage".into()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        with_ref::<AttributeLineage>(generator)
-    }
-}
+wire_schema!(RecentChange, |generator| with_ref::<HistoryEntry>(
+    generator
+));
+wire_schema!(PackLineage, |generator| with_ref::<AttributeLineage>(
+    generator
+));
 
 /// `POST /context` answer: Keeper's context pack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 #[macro_use]
-mod wire_enum;
+mod macros;
 mod schema;
 pub use schema::*;
 mod reads;
@@ -87,21 +87,11 @@ impl Serialize for RecordRef {
     }
 }
 
-/// A string; the description (`Kind/key`) stays in output schemas, which
-/// drop the descriptions doc comments give.
-impl JsonSchema for RecordRef {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "RecordRef".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "x-description": "Kind/key"})
-    }
-}
+// A string; the description (`Kind/key`) stays in output schemas, which
+// drop the descriptions doc comments give.
+wire_schema!(RecordRef, |_generator| {
+    schemars::json_schema!({"type": "string", "x-description": "Kind/key"})
+});
 
 impl<'de> Deserialize<'de> for RecordRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -333,20 +323,11 @@ pub enum Predicate {
     },
 }
 
-/// Any object (the grammar is in the `where` argument's description).
-impl JsonSchema for Predicate {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Predicate".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "object"})
-    }
-}
+// Any object (the grammar is in the `where` argument's description).
+wire_schema!(
+    Predicate,
+    |_generator| schemars::json_schema!({"type": "object"})
+);
 
 wire_enum! {
     /// Comparison operators of the query DSL.

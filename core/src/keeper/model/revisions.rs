@@ -102,27 +102,23 @@ pub struct LogEntry {
     pub counts: ChangeCounts,
 }
 
-/// The counts first, then the name and scope, as documented in `docs/tools.md`.
-impl JsonSchema for DiffCount {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "DiffCount".into()
-    }
+// The counts first, then the name and scope, as documented in `docs/tools.md`.
+wire_schema!(DiffCount, |generator| diff_count_schema(generator));
 
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let mut schema = generator.subschema_for::<ChangeCounts>();
-        if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-            properties.insert("name".into(), generator.subschema_for::<String>().into());
-            properties.insert(
-                "scope".into(),
-                serde_json::json!({"type": "string", "enum": ["kind", "relation"]}),
-            );
-        }
-        schema.insert(
-            "required".into(),
-            serde_json::json!(["name", "scope", "created", "updated", "deleted"]),
+fn diff_count_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut schema = generator.subschema_for::<ChangeCounts>();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.insert("name".into(), generator.subschema_for::<String>().into());
+        properties.insert(
+            "scope".into(),
+            serde_json::json!({"type": "string", "enum": ["kind", "relation"]}),
         );
-        schema
     }
+    schema.insert(
+        "required".into(),
+        serde_json::json!(["name", "scope", "created", "updated", "deleted"]),
+    );
+    schema
 }
 
 /// `GET /branches/{b}/log` answer.

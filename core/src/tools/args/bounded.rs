@@ -18,8 +18,8 @@ use crate::keeper::model::{Predicate, RecordRef, RefParseError, ResolveLevel};
 /// Implements `JsonSchema` for an argument type: always inline, named after
 /// the type (with its bounds).
 macro_rules! argument_schema {
-    ($ty:ty, $name:expr, |$generator:ident| $schema:expr) => {
-        impl JsonSchema for $ty {
+    (impl<$(const $bound:ident: $bound_ty:ty),*> $ty:ty, $name:expr, |$generator:ident| $schema:expr) => {
+        impl<$(const $bound: $bound_ty),*> JsonSchema for $ty {
             fn inline_schema() -> bool {
                 true
             }
@@ -33,6 +33,9 @@ macro_rules! argument_schema {
             }
         }
     };
+    ($ty:ty, $name:expr, |$generator:ident| $schema:expr) => {
+        argument_schema!(impl<> $ty, $name, |$generator| $schema);
+    };
 }
 
 /// An integer within `MIN..=MAX`.
@@ -40,19 +43,13 @@ macro_rules! argument_schema {
 #[serde(transparent)]
 pub(crate) struct Int<const MIN: u32, const MAX: u32>(u32);
 
-impl<const MIN: u32, const MAX: u32> JsonSchema for Int<MIN, MAX> {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        format!("Int_{MIN}_{MAX}").into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+argument_schema!(
+    impl<const MIN: u32, const MAX: u32> Int<MIN, MAX>,
+    format!("Int_{MIN}_{MAX}"),
+    |_generator| {
         json_schema!({"type": "integer", "minimum": MIN, "maximum": MAX})
     }
-}
+);
 
 impl<const MIN: u32, const MAX: u32> Int<MIN, MAX> {
     /// A number from elsewhere (a field of a wire type), to be checked the same way.
@@ -84,33 +81,21 @@ pub(crate) struct Text<const MAX: usize>(String);
 #[serde(transparent)]
 pub(crate) struct Name<const MAX: usize>(String);
 
-impl<const MAX: usize> JsonSchema for Text<MAX> {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        format!("Text_{MAX}").into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+argument_schema!(
+    impl<const MAX: usize> Text<MAX>,
+    format!("Text_{MAX}"),
+    |_generator| {
         json_schema!({"type": "string", "minLength": 1, "maxLength": MAX})
     }
-}
+);
 
-impl<const MAX: usize> JsonSchema for Name<MAX> {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        format!("Name_{MAX}").into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+argument_schema!(
+    impl<const MAX: usize> Name<MAX>,
+    format!("Name_{MAX}"),
+    |generator| {
         Text::<MAX>::json_schema(generator)
     }
-}
+);
 
 impl<const MAX: usize> Arg for Text<MAX> {
     type Checked = String;
@@ -157,20 +142,14 @@ const NAME_MAX: usize = 128;
 #[serde(transparent)]
 pub(crate) struct Names<const MAX: usize>(Vec<String>);
 
-impl<const MAX: usize> JsonSchema for Names<MAX> {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        format!("Names_{MAX}").into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+argument_schema!(
+    impl<const MAX: usize> Names<MAX>,
+    format!("Names_{MAX}"),
+    |generator| {
         let item = Name::<NAME_MAX>::json_schema(generator).to_value();
         json_schema!({"type": "array", "items": item, "maxItems": MAX})
     }
-}
+);
 
 impl<const MAX: usize> Arg for Names<MAX> {
     type Checked = Vec<String>;
@@ -221,22 +200,16 @@ impl Arg for Ref {
 #[serde(transparent)]
 pub(crate) struct Refs<const MAX: usize>(Vec<Ref>);
 
-impl<const MAX: usize> JsonSchema for Refs<MAX> {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        format!("Refs_{MAX}").into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+argument_schema!(
+    impl<const MAX: usize> Refs<MAX>,
+    format!("Refs_{MAX}"),
+    |generator| {
         let mut item = Ref::json_schema(generator);
         item.insert("description".into(), "A Record ref, Kind/key.".into());
         let item = item.to_value();
         json_schema!({"type": "array", "items": item, "minItems": 1, "maxItems": MAX})
     }
-}
+);
 
 impl<const MAX: usize> Arg for Refs<MAX> {
     type Checked = Vec<RecordRef>;
@@ -315,19 +288,13 @@ impl Arg for QueryVector {
 #[serde(transparent)]
 pub(crate) struct Flag<const DEFAULT: bool>(bool);
 
-impl<const DEFAULT: bool> JsonSchema for Flag<DEFAULT> {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        format!("Flag_{DEFAULT}").into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+argument_schema!(
+    impl<const DEFAULT: bool> Flag<DEFAULT>,
+    format!("Flag_{DEFAULT}"),
+    |_generator| {
         json_schema!({"type": "boolean", "default": DEFAULT})
     }
-}
+);
 
 impl<const DEFAULT: bool> Arg for Flag<DEFAULT> {
     type Checked = bool;
