@@ -20,6 +20,7 @@ stage "setup"
 ./scripts/setup.sh
 
 stage "format and lints"
+python3 scripts/module-cycles.py
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 

@@ -148,9 +148,10 @@ class Herald:
     ) -> ToolResult:
         """Calls one tool and waits for its answer (other Python threads run meanwhile).
 
-        ``api_key`` sends that key instead of the configured one. Tool failures are
-        results with ``is_error=True``; an unknown tool or arguments that are not a
-        JSON object raise :class:`~lorebase_herald.errors.HeraldError` subclasses.
+        ``api_key`` sends that key instead of the configured one (an empty one is
+        refused). Tool failures are results with ``is_error=True``; an unknown tool,
+        arguments that are not a JSON object or an empty ``api_key`` raise
+        :class:`~lorebase_herald.errors.HeraldError` subclasses.
         """
         return _result(self._native.call(name, _arguments_json(arguments), api_key))
 
