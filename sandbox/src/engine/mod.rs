@@ -10,6 +10,7 @@ pub(crate) mod reads;
 pub(crate) mod resolve;
 pub(crate) mod revisions;
 pub(crate) mod search;
+mod vocabulary;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

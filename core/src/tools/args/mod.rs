@@ -4,15 +4,20 @@
 //!
 //! - `parse`: typed parsing and `[validation-failed]` errors ([`Arg`]);
 //! - `bounded`: the bounded types (`Int<1, 200>`, `Names<50>`, `Ref`, ...);
+//! - `shaped`: the types with a shape (`Flag<true>`, `ApiName`, `Slug`,
+//!   `Where`, ...); both write their schemas with `macros`' `argument_schema!`;
 //! - `common`: `domain`, `branch`, `at`, `format` ([`Common`], [`Scope`]).
 
+#[macro_use]
+mod macros;
 mod bounded;
 mod common;
 mod parse;
+mod shaped;
 
-pub(crate) use bounded::{
-    AnyObject, ApiName, Flag, Int, Levels, Name, Names, PREDICATE_GRAMMAR, QueryVector, Ref, Refs,
-    Revision, Slug, Text, Where, with_predicate_grammar,
-};
+pub(crate) use bounded::{Int, Name, Names, QueryVector, Ref, Refs, Revision, Text};
 pub(crate) use common::{Common, Scope, shared_schemas, take_common};
 pub(crate) use parse::{Arg, invalid, joined, parse};
+pub(crate) use shaped::{
+    AnyObject, ApiName, Flag, Levels, PREDICATE_GRAMMAR, Slug, Where, with_predicate_grammar,
+};
