@@ -29,6 +29,8 @@ impl ToolSource for RemoteTools {
         _credential: &Credential,
     ) -> Option<RenderedOutput> {
         // Remote servers get Herald's own token (`token_env`), never the caller's key.
-        RemoteTools::call(self, name, arguments).await
+        // Boxed: the MCP client's future is some 10 KB, which every call of
+        // every tool would otherwise carry (and copy) in `Toolbox::call`'s.
+        Box::pin(RemoteTools::call(self, name, arguments)).await
     }
 }

@@ -26,7 +26,7 @@ use revisions::{LorebaseBranches, LorebaseChanges, LorebaseDiff};
 use tool::{ToolEntry, entry};
 
 /// The tools, in the order models see them.
-pub(crate) const TOOLS: [ToolEntry; 14] = [
+pub(crate) static TOOLS: [ToolEntry; 14] = [
     entry::<LorebaseContext>(),
     entry::<LorebaseSchema>(),
     entry::<LorebaseGet>(),
