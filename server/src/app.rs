@@ -13,7 +13,7 @@ use crate::error::ServerError;
 use crate::handler::HeraldServer;
 use crate::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
-use crate::{commands, http, remote_refresh};
+use crate::{commands, health, http, remote_refresh};
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
 /// prints): the program, then its leading arguments.
@@ -168,6 +168,13 @@ async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
             let herald = Herald::build(load_settings(&cli)?)?;
             herald.discover_remote().await;
             commands::call(&herald, tool, json.as_deref()).await
+        }
+        Some(Command::Health { url }) => {
+            let target = match url {
+                Some(_) => health::target(url.as_deref(), &Settings::default())?,
+                None => health::target(None, &load_settings(&cli)?)?,
+            };
+            health::check(&target).await
         }
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
             let herald = Herald::build(load_settings(&cli)?)?;

@@ -17,6 +17,7 @@
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
+//! - [`health`]: `health [URL]`, the container health check;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
 
@@ -29,6 +30,7 @@ pub mod credential;
 pub mod demo;
 pub mod error;
 pub mod handler;
+pub mod health;
 pub mod http;
 pub mod http_guard;
 pub mod logging;
