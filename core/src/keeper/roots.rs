@@ -34,7 +34,7 @@ pub fn build_client(
         Ok(client) => return Ok(client),
         Err(e) => error_chain(&e),
     };
-    tracing::info!(
+    tracing::debug!(
         "no system TLS roots ({platform}): certificates are checked against the bundled Mozilla roots"
     );
     make()
