@@ -5,75 +5,23 @@ system has none (a `FROM scratch` image), plus `keeper.ca_file`.
 "No system roots" is made with SSL_CERT_FILE=/dev/null SSL_CERT_DIR=<missing>:
 rustls then loads nothing from the system, as in an image without
 /etc/ssl/certs. The https Keeper is the sandbox behind a TLS proxy (stdlib
-asyncio + ssl) whose certificate is signed by a test-only CA (tls/, see
-tls/README.md).
+asyncio + ssl, tls_proxy.py) whose certificate is signed by a test-only CA
+(tls/, see tls/README.md).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import ssl
 import subprocess
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from conftest import clean_env
+from tls_proxy import TLS, TlsProxy
 
-TLS = Path(__file__).resolve().parent / "tls"
 NO_SYSTEM_ROOTS = {"SSL_CERT_FILE": "/dev/null", "SSL_CERT_DIR": "/nonexistent-herald-test"}
 SCHEMA = ["call", "lorebase_schema", json.dumps({"domain": "supply"})]
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, ssl.SSLError):
-        pass
-    finally:
-        with contextlib.suppress(Exception):
-            writer.close()
-
-
-class TlsProxy:
-    """TLS on a loopback port, forwarded to a plain-HTTP upstream port."""
-
-    def __init__(self, upstream_port: int) -> None:
-        self.upstream_port = upstream_port
-        self.ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        self.ctx.load_cert_chain(TLS / "keeper.pem", TLS / "keeper.key")
-        self.loop = asyncio.new_event_loop()
-        # Handshakes the client refuses are expected here: keep them quiet.
-        self.loop.set_exception_handler(lambda _loop, _ctx: None)
-        self.port = 0
-        started = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(started,), daemon=True)
-        self.thread.start()
-        assert started.wait(10), "the TLS proxy did not start"
-
-    def _run(self, started: threading.Event) -> None:
-        asyncio.set_event_loop(self.loop)
-        server = self.loop.run_until_complete(
-            asyncio.start_server(self._handle, "127.0.0.1", 0, ssl=self.ctx)
-        )
-        self.port = server.sockets[0].getsockname()[1]
-        started.set()
-        self.loop.run_forever()
-        server.close()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
-        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
 
 
 @pytest.fixture(scope="module")
