@@ -61,4 +61,4 @@ stage "build the images (debug binaries, stripped)"
 deploy/docker/build-images.sh --debug --tag "$tag" 2> >(grep -v -e DEPRECATED -e 'legacy builder' -e buildx -e '^ *$' >&2)
 
 stage "tests/deploy (image, compose, manifests, server.json)"
-.venv/bin/python -m pytest -q -c tests/deploy/pytest.ini tests/deploy
+.venv/bin/python -m pytest -q -c tests/deploy/pytest.ini --durations=5 tests/deploy

@@ -84,7 +84,8 @@ async def test_stdio_from_the_image_is_an_mcp_host_configuration(keeper, network
 async def test_streamable_http_from_the_image_forwards_each_caller_s_key(keeper, network):
     port = free_port()
     name = unique("herald-http")
-    docker("run", "-d", "--name", name, "--network", network, "-p", f"127.0.0.1:{port}:8090",
+    # The image's own check, run every second instead of every 10 s.
+    docker("run", "-d", "--name", name, "--network", network, "-p", f"127.0.0.1:{port}:8090", "--health-interval", "1s",
            "-e", "LOREBASE__HERALD__TRANSPORT=streamable_http", "-e", f"LOREBASE_URL={keeper.url}",
            "-e", "LOREBASE_DOMAIN=supply", HERALD_IMAGE)
     try:
