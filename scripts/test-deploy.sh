@@ -26,10 +26,12 @@ prepare() {
   command -v docker-compose >/dev/null || missing+=(docker-compose)
   if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   [ -x .venv/bin/python ] || python3 -m venv .venv
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/deploy/requirements.txt
+  # tests/deploy reuses the end-to-end suite's helpers (the mcp SDK, pytest).
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check \
+    -r tests/python/requirements.txt -r tests/deploy/requirements.txt
   command -v kubectl >/dev/null || { echo "test-deploy: no kubectl (it renders deploy/kubernetes)" >&2; exit 1; }
 
   if ! docker info >/dev/null 2>&1; then
