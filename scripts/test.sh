@@ -56,3 +56,6 @@ stage "python: the wheel, uvx, and the framework adapters"
 
 stage "benchmark peer: smoke (no timing)"
 ./scripts/test-bench-peer.sh
+
+stage "deploy: the image (stdio, HTTP), compose profile mcp, Kubernetes manifests, server.json"
+./scripts/test-deploy.sh

@@ -18,6 +18,7 @@
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
+//! - [`health`]: `health [URL]`, the container health check;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
 
@@ -30,6 +31,7 @@ pub mod credential;
 pub mod demo;
 pub mod error;
 pub mod handler;
+pub mod health;
 pub mod http;
 pub mod http_guard;
 pub mod logging;
@@ -47,6 +49,7 @@ pub use handler::HeraldServer;
 
 use app::load_settings;
 use cli::{Cli, Command};
+use herald_core::config::Settings;
 use shutdown::Shutdown;
 
 /// Runs the `lorebase-herald` command line and returns the process exit code
@@ -131,6 +134,13 @@ async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
             let herald = Herald::build(load_settings(&cli)?)?;
             herald.discover_remote().await;
             commands::call(&herald, tool, json.as_deref()).await
+        }
+        Some(Command::Health { url }) => {
+            let target = match url {
+                Some(_) => health::target(url.as_deref(), &Settings::default())?,
+                None => health::target(None, &load_settings(&cli)?)?,
+            };
+            health::check(&target).await
         }
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
             let herald = Herald::build(load_settings(&cli)?)?;

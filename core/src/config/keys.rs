@@ -15,13 +15,14 @@ pub(crate) const SECTIONS: [&str; 7] =
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 34] = [
+pub const KEYS: [&str; 35] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
     "keeper.retry_max_wait_s",
     "keeper.trust_env",
     "keeper.verify_tls",
+    "keeper.ca_file",
     "keeper.timeout_s",
     "keeper.max_response_bytes",
     "domain",
@@ -221,6 +222,7 @@ pub(crate) fn apply(
         "keeper.retry_max_wait_s" => k.retry_max_wait_s = f.int(0, 300)?,
         "keeper.trust_env" => k.trust_env = f.bool()?,
         "keeper.verify_tls" => k.verify_tls = f.bool()?,
+        "keeper.ca_file" => k.ca_file = f.optional_string()?.map(PathBuf::from),
         "keeper.timeout_s" => k.timeout_s = f.int(1, 3600)?,
         "keeper.max_response_bytes" => k.max_response_bytes = f.int(1024, 1 << 32)?,
         "domain" => settings.domain = f.optional_string()?,

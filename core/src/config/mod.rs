@@ -98,6 +98,10 @@ pub struct KeeperSettings {
     pub trust_env: bool,
     /// Verify Keeper's TLS certificate, default true.
     pub verify_tls: bool,
+    /// A PEM file of private CA certificates trusted besides the system's
+    /// roots (where the system has none, instead of the bundled Mozilla
+    /// roots: [`crate::keeper::roots`]); default none.
+    pub ca_file: Option<PathBuf>,
     /// Timeout of one request in seconds, default 30.
     pub timeout_s: u64,
     /// Largest response body accepted, default 16 MiB.
@@ -221,6 +225,7 @@ impl Default for Settings {
                 retry_max_wait_s: 5,
                 trust_env: false,
                 verify_tls: true,
+                ca_file: None,
                 timeout_s: 30,
                 max_response_bytes: 16 * 1024 * 1024,
                 env_proxy: EnvProxy::default(),

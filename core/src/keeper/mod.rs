@@ -12,6 +12,9 @@
 //! - Proxies: `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY` are ignored
 //!   unless `keeper.trust_env`; then the ones [`crate::config::Settings::load`]
 //!   captured in `keeper.env_proxy` are used.
+//! - TLS roots ([`roots`]): the system's, or the bundled Mozilla roots where
+//!   the system has none (so a minimal image works, and a plain `http://`
+//!   Keeper never needs a root), plus `keeper.ca_file`.
 //! - Answers are read in chunks and refused past `keeper.max_response_bytes`
 //!   ([`KeeperError::TooLarge`]).
 //! - Keys travel only in the `Authorization` header (marked sensitive); logs
@@ -22,6 +25,7 @@ mod error;
 mod exchange;
 pub mod model;
 pub mod retry;
+pub mod roots;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -97,18 +101,31 @@ impl KeeperClient {
                 )
             })?;
         let timeout = Duration::from_secs(settings.timeout_s.max(1));
-        let mut builder = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .no_proxy();
-        if settings.trust_env {
-            builder = with_env_proxies(builder, settings)?;
-        }
-        if !settings.verify_tls {
-            builder = builder.tls_danger_accept_invalid_certs(true);
-        }
-        let http = ClientCell::spawn(builder);
+        let proxies = if settings.trust_env {
+            env_proxies(settings)?
+        } else {
+            Vec::new()
+        };
+        let ca_roots = match &settings.ca_file {
+            Some(path) => roots::read_ca_file(path)?,
+            None => Vec::new(),
+        };
+        let verify_tls = settings.verify_tls;
+        let make = move || {
+            let mut builder = reqwest::Client::builder()
+                .user_agent(USER_AGENT)
+                .timeout(timeout)
+                .connect_timeout(timeout.min(Duration::from_secs(10)))
+                .no_proxy();
+            for proxy in &proxies {
+                builder = builder.proxy(proxy.clone());
+            }
+            if !verify_tls {
+                builder = builder.tls_danger_accept_invalid_certs(true);
+            }
+            builder
+        };
+        let http = ClientCell::spawn(move || roots::build_client(make, &ca_roots));
         Ok(Self {
             inner: Arc::new(Inner {
                 settings: settings.clone(),
@@ -437,11 +454,8 @@ fn record_segments<'a>(record: &'a RecordRef, suffix: Option<&'a str>) -> Vec<(&
     segs
 }
 
-/// Adds the proxies captured from the environment (trust_env).
-fn with_env_proxies(
-    mut builder: reqwest::ClientBuilder,
-    settings: &KeeperSettings,
-) -> Result<reqwest::ClientBuilder, KeeperError> {
+/// The proxies captured from the environment (trust_env).
+fn env_proxies(settings: &KeeperSettings) -> Result<Vec<reqwest::Proxy>, KeeperError> {
     let env = &settings.env_proxy;
     let no_proxy = env
         .no_proxy
@@ -452,6 +466,7 @@ fn with_env_proxies(
         ("HTTPS_PROXY", env.https.as_ref()),
         ("ALL_PROXY", env.all.as_ref()),
     ];
+    let mut found = Vec::new();
     for (name, url) in proxies {
         let Some(url) = url.map(Secret::expose) else {
             continue;
@@ -463,7 +478,7 @@ fn with_env_proxies(
         }
         // The URL may hold credentials: never quote it.
         .map_err(|_| KeeperError::Setup(format!("{name} is not a valid proxy URL")))?;
-        builder = builder.proxy(proxy.no_proxy(no_proxy.clone()));
+        found.push(proxy.no_proxy(no_proxy.clone()));
     }
-    Ok(builder)
+    Ok(found)
 }
