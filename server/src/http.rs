@@ -1,13 +1,21 @@
 //! Streamable HTTP: rmcp's tower service behind the guard
-//! ([`crate::http_guard`]), `GET /healthz`, and a graceful shutdown on
-//! SIGTERM/SIGINT that lets in-flight calls finish.
+//! ([`crate::http_guard`]), `GET /healthz` (liveness), `GET /readyz`
+//! ([`crate::readiness`]), and the listener: at most `http.max_connections`
+//! connections, each under its time limits ([`crate::http_conn`]), and a
+//! bounded drain on SIGTERM/SIGINT.
 //!
 //! Stateless with JSON responses by default (`http.stateless`,
 //! `http.json_response`), so any replica serves any call.
+//!
+//! The drain, in order: `/readyz` answers 503; the listener closes (new
+//! connections are refused, which a balancer retries elsewhere at no risk);
+//! connections waiting for a request, or with one half-sent, are closed;
+//! calls in flight get `http.drain_timeout_s` to finish, their answers
+//! carrying `Connection: close`; then every connection left is closed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
@@ -16,23 +24,23 @@ use herald_core::config::HttpSettings;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
-use tokio::net::TcpListener;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
 use crate::handler::{HeraldServer, SERVER_NAME};
+use crate::http_conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
 use crate::http_guard::{GuardPolicy, guard};
+use crate::readiness::{Readiness, readyz};
 use crate::shutdown::Shutdown;
 
-/// How long open streams (SSE, sessions) may run on after a shutdown signal
-/// before they are closed. Plain JSON calls finish on their own.
-pub const DRAIN_GRACE: Duration = Duration::from_secs(30);
-
-/// The Axum app: `path` (default `/mcp`) and `/healthz`.
+/// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`.
 pub fn router(
     server: HeraldServer,
     http: &HttpSettings,
     cancel: CancellationToken,
+    readiness: Readiness,
 ) -> Result<Router, ServerError> {
     let policy = GuardPolicy::new(
         &http.allowed_hosts,
@@ -58,7 +66,7 @@ pub fn router(
     } else {
         format!("/{}", http.path)
     };
-    if path == "/healthz" || path == "/" {
+    if path == "/healthz" || path == "/readyz" || path == "/" {
         return Err(ServerError::Settings(format!(
             "http.path: {path:?} is reserved; use a path such as /mcp"
         )));
@@ -66,7 +74,11 @@ pub fn router(
     let mcp = Router::new()
         .route_service(&path, service)
         .layer(from_fn_with_state(Arc::new(policy), guard));
-    Ok(Router::new().route("/healthz", get(healthz)).merge(mcp))
+    let probes = Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .with_state(readiness);
+    Ok(probes.merge(mcp))
 }
 
 /// `GET /healthz`: liveness only (no Keeper call).
@@ -108,28 +120,111 @@ pub fn url(bound: &Bound, http: &HttpSettings) -> String {
     format!("http://{}{}", bound.addr, path)
 }
 
-/// Serves until `shutdown` fires, then stops accepting, lets in-flight
-/// requests finish, and closes streams still open after [`DRAIN_GRACE`].
+/// Serves until `shutdown` fires, then drains (see the module
+/// documentation); ready at once.
 pub async fn serve(
     bound: Bound,
     server: HeraldServer,
     http: &HttpSettings,
     shutdown: Shutdown,
 ) -> Result<(), ServerError> {
+    let readiness = Readiness::new(shutdown.clone(), server.toolbox().keeper().clone());
+    readiness.mark_started();
+    serve_with(bound, server, http, shutdown, readiness).await
+}
+
+/// [`serve`] with a readiness the caller marks started.
+pub async fn serve_with(
+    bound: Bound,
+    server: HeraldServer,
+    http: &HttpSettings,
+    shutdown: Shutdown,
+    readiness: Readiness,
+) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
-    let app = router(server, http, cancel.clone())?;
-    let signal = shutdown.clone();
-    let drain = cancel.clone();
-    let result = axum::serve(bound.listener, app)
-        .with_graceful_shutdown(async move {
-            signal.wait().await;
-            tracing::info!("shutting down: finishing in-flight calls");
-            tokio::spawn(async move {
-                tokio::time::sleep(DRAIN_GRACE).await;
-                drain.cancel();
-            });
-        })
-        .await;
+    let app = router(server, http, cancel.clone(), readiness)?;
+    let limits = ConnectionLimits {
+        header: Duration::from_secs(http.header_timeout_s),
+        body: Duration::from_secs(http.body_timeout_s),
+        idle: Duration::from_secs(http.idle_timeout_s),
+        drain: Duration::from_secs(http.drain_timeout_s),
+    };
+    let table = Arc::new(ConnectionTable::default());
+    accept_until_shutdown(
+        bound.listener,
+        &app,
+        &table,
+        limits,
+        http.max_connections,
+        &shutdown,
+    )
+    .await;
+    let open = table.len();
+    tracing::info!(
+        open,
+        drain_timeout_s = http.drain_timeout_s,
+        "shutting down: listener closed, finishing in-flight calls"
+    );
+    // Each connection ends itself by the drain deadline; the margin covers
+    // the last answers being written.
+    let deadline = Instant::now() + limits.drain + Duration::from_secs(1);
+    if tokio::time::timeout_at(deadline.into(), table.wait_empty())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            open = table.len(),
+            "drain time over: closing the connections left"
+        );
+    }
     cancel.cancel();
-    result.map_err(|e| ServerError::Transport(e.to_string()))
+    Ok(())
+}
+
+/// Accepts connections until `shutdown` fires, then drops the listener.
+async fn accept_until_shutdown(
+    listener: TcpListener,
+    app: &Router,
+    table: &Arc<ConnectionTable>,
+    limits: ConnectionLimits,
+    max_connections: usize,
+    shutdown: &Shutdown,
+) {
+    let mut last_warning: Option<Instant> = None;
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = shutdown.wait() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors (or memory): wait, do not spin.
+                if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
+                    tracing::warn!(error = %e, "cannot accept connections; keep http.max_connections below the open-file limit (ulimit -n)");
+                    last_warning = Some(Instant::now());
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if table.len() >= max_connections && !table.evict_one() {
+            tokio::spawn(refuse_busy(stream));
+            continue;
+        }
+        tokio::spawn(serve_connection(
+            stream,
+            app.clone(),
+            table.clone(),
+            limits,
+            shutdown.clone(),
+        ));
+    }
+}
+
+/// Answers 503 to a connection over the limit when every open one is busy.
+async fn refuse_busy(mut stream: TcpStream) {
+    tracing::debug!("every connection is busy: answered 503");
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(&busy_response())).await;
 }

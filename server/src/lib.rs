@@ -16,6 +16,9 @@
 //! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
+//!   [`http_conn`]: each connection's time limits, the connection limit and
+//!   the drain; [`http_routing_headers`]: `Mcp-Method`/`Mcp-Name` checked
+//!   against the body; [`readiness`]: `/readyz`;
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
@@ -30,9 +33,12 @@ pub mod demo;
 pub mod error;
 pub mod handler;
 pub mod http;
+pub mod http_conn;
 pub mod http_guard;
+pub mod http_routing_headers;
 pub mod logging;
 pub mod prompt;
+pub mod readiness;
 pub mod remote_refresh;
 pub mod resources;
 pub mod served_tools;

@@ -19,6 +19,7 @@
 
 mod client_cell;
 mod exchange;
+pub mod health;
 pub mod model;
 pub mod retry;
 
@@ -31,6 +32,7 @@ use serde::de::DeserializeOwned;
 use crate::config::{KeeperSettings, Secret};
 use crate::error::KeeperError;
 use client_cell::ClientCell;
+use health::{KeeperHealth, KeeperHealthSnapshot};
 use model::*;
 
 /// Which credential a Keeper call carries.
@@ -57,6 +59,8 @@ struct Inner {
     /// root certificates stays off the start path.
     http: ClientCell,
     base: url::Url,
+    /// When Keeper last answered (for readiness reports).
+    health: KeeperHealth,
 }
 
 /// `User-Agent` of every call.
@@ -99,6 +103,7 @@ impl KeeperClient {
                 settings: settings.clone(),
                 http,
                 base,
+                health: KeeperHealth::default(),
             }),
         })
     }
@@ -106,6 +111,11 @@ impl KeeperClient {
     /// The settings it was built from.
     pub fn settings(&self) -> &KeeperSettings {
         &self.inner.settings
+    }
+
+    /// When Keeper last answered a call, and when a call last got no answer.
+    pub fn health(&self) -> KeeperHealthSnapshot {
+        self.inner.health.snapshot()
     }
 
     /// `{base_url}/api/v1/domains/{domain}/{segments...}`, each part
