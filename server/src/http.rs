@@ -7,7 +7,8 @@
 //! Stateless with JSON responses by default (`http.stateless`,
 //! `http.json_response`), so any replica serves any call.
 //!
-//! The drain, in order: `/readyz` answers 503; the listener closes (new
+//! The drain, in order: `/readyz` answers 503, and calls are still accepted
+//! for `http.drain_delay_s` (0 by default); the listener closes (new
 //! connections are refused, which a balancer retries elsewhere at no risk);
 //! connections waiting for a request, or with one half-sent, are closed;
 //! calls in flight get `http.drain_timeout_s` to finish, their answers
@@ -150,15 +151,29 @@ pub async fn serve_with(
         drain: Duration::from_secs(http.drain_timeout_s),
     };
     let table = Arc::new(ConnectionTable::default());
-    accept_until_shutdown(
+    // The connections' drain starts once the listener is closed.
+    let drain = Shutdown::new();
+    let closing = async {
+        shutdown.wait().await;
+        if http.drain_delay_s > 0 {
+            tracing::info!(
+                drain_delay_s = http.drain_delay_s,
+                "shutdown requested: /readyz answers 503; still accepting calls"
+            );
+            tokio::time::sleep(Duration::from_secs(http.drain_delay_s)).await;
+        }
+    };
+    accept_until(
         bound.listener,
+        closing,
         &app,
         &table,
         limits,
         http.max_connections,
-        &shutdown,
+        &drain,
     )
     .await;
+    drain.trigger();
     let open = table.len();
     tracing::info!(
         open,
@@ -181,20 +196,23 @@ pub async fn serve_with(
     Ok(())
 }
 
-/// Accepts connections until `shutdown` fires, then drops the listener.
-async fn accept_until_shutdown(
+/// Accepts connections until `closing` is over, then drops the listener.
+/// Each connection drains when `drain` fires.
+async fn accept_until(
     listener: TcpListener,
+    closing: impl Future<Output = ()>,
     app: &Router,
     table: &Arc<ConnectionTable>,
     limits: ConnectionLimits,
     max_connections: usize,
-    shutdown: &Shutdown,
+    drain: &Shutdown,
 ) {
     let mut last_warning: Option<Instant> = None;
+    tokio::pin!(closing);
     loop {
         let accepted = tokio::select! {
             biased;
-            () = shutdown.wait() => return,
+            () = &mut closing => return,
             accepted = listener.accept() => accepted,
         };
         let stream = match accepted {
@@ -218,7 +236,7 @@ async fn accept_until_shutdown(
             app.clone(),
             table.clone(),
             limits,
-            shutdown.clone(),
+            drain.clone(),
         ));
     }
 }

@@ -270,13 +270,13 @@ impl ConnectionTable {
 }
 
 /// Serves one accepted connection until it closes, its time runs out, it
-/// is evicted, or the drain ends it.
+/// is evicted, or the drain (from when `drain` fires) ends it.
 pub async fn serve_connection(
     stream: TcpStream,
     app: Router,
     table: Arc<ConnectionTable>,
     limits: ConnectionLimits,
-    shutdown: Shutdown,
+    drain: Shutdown,
 ) {
     let _ = stream.set_nodelay(true);
     let (slot, state) = table.insert();
@@ -337,7 +337,7 @@ pub async fn serve_connection(
             }
             () = sleep => {}
             () = state.changed.notified() => {}
-            () = shutdown.wait(), if drain_deadline.is_none() => {
+            () = drain.wait(), if drain_deadline.is_none() => {
                 drain_deadline = Some(Instant::now() + limits.drain);
                 // Answers from now on carry `Connection: close`.
                 conn.as_mut().graceful_shutdown();

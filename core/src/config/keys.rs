@@ -15,7 +15,7 @@ pub(crate) const SECTIONS: [&str; 7] =
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 39] = [
+pub const KEYS: [&str; 40] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -40,6 +40,7 @@ pub const KEYS: [&str; 39] = [
     "http.header_timeout_s",
     "http.body_timeout_s",
     "http.idle_timeout_s",
+    "http.drain_delay_s",
     "http.drain_timeout_s",
     "output.max_chars",
     "output.max_items",
@@ -268,6 +269,7 @@ pub(crate) fn apply(
         "http.header_timeout_s" => h.header_timeout_s = f.int(1, 3600)?,
         "http.body_timeout_s" => h.body_timeout_s = f.int(1, 3600)?,
         "http.idle_timeout_s" => h.idle_timeout_s = f.int(1, 86_400)?,
+        "http.drain_delay_s" => h.drain_delay_s = f.int(0, 300)?,
         "http.drain_timeout_s" => h.drain_timeout_s = f.int(0, 3600)?,
         "output.max_chars" => o.max_chars = f.int(1, 10_000_000)? as usize,
         "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,

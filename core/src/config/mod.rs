@@ -173,8 +173,11 @@ pub struct HttpSettings {
     /// Seconds a kept-alive connection may wait for its next request, default
     /// 90 (longer than a balancer's own upstream keep-alive, so it closes first).
     pub idle_timeout_s: u64,
-    /// Seconds in-flight calls get to finish after SIGTERM/SIGINT, default 25;
-    /// then every connection is closed and Herald exits.
+    /// Seconds Herald goes on accepting calls after SIGTERM/SIGINT while
+    /// `/readyz` answers 503, so balancers stop routing to it first; default 0.
+    pub drain_delay_s: u64,
+    /// Seconds in-flight calls get to finish once the listener is closed,
+    /// default 25; then every connection is closed and Herald exits.
     pub drain_timeout_s: u64,
 }
 
@@ -252,6 +255,7 @@ impl Default for Settings {
                 header_timeout_s: 10,
                 body_timeout_s: 30,
                 idle_timeout_s: 90,
+                drain_delay_s: 0,
                 drain_timeout_s: 25,
             },
             output: OutputSettings {
