@@ -84,6 +84,13 @@ pub(crate) fn string(description: &str, max: u32) -> Value {
     json!({"type": "string", "minLength": 1, "maxLength": max, "description": description})
 }
 
+/// `property` marked to be mirrored in the HTTP header `Mcp-Param-{header}`
+/// (MCP 2026-07-28, SEP-2243), where a load balancer can read it.
+pub(crate) fn with_header(mut property: Value, header: &str) -> Value {
+    property["x-mcp-header"] = json!(header);
+    property
+}
+
 /// A page cursor.
 pub(crate) fn cursor() -> Value {
     json!({"type": "string", "minLength": 1, "maxLength": 1024,

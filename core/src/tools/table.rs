@@ -454,9 +454,15 @@ pub(crate) const TOOLS: [ToolSpec; 14] = [
                     ),
                     (
                         "idempotency_key",
-                        string(
-                            "A retried commit with the same key commits once and answers the same.",
-                            200,
+                        // Clients of MCP 2026-07-28 mirror it in the header
+                        // Mcp-Param-Idempotency-Key, so a balancer may resend
+                        // the call (deploy/nginx/herald.conf).
+                        with_header(
+                            string(
+                                "A retried commit with the same key commits once and answers the same.",
+                                200,
+                            ),
+                            "Idempotency-Key",
                         ),
                     ),
                     ("message", string("The Revision's message.", 1000)),
