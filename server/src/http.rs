@@ -16,6 +16,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -25,7 +26,7 @@ use herald_core::config::HttpSettings;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
@@ -241,8 +242,27 @@ async fn accept_until(
     }
 }
 
-/// Answers 503 to a connection over the limit when every open one is busy.
+/// Refused connections still being answered (each holds a descriptor for
+/// up to a second): past this many, a refused connection is closed at once.
+const MAX_REFUSALS_IN_FLIGHT: usize = 256;
+static REFUSALS_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// Answers 503 to a connection over the limit when no open one can be
+/// closed to make room, then reads what the client sent until it closes (at
+/// most a second), so that closing does not reset the answer away.
 async fn refuse_busy(mut stream: TcpStream) {
-    tracing::debug!("every connection is busy: answered 503");
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(&busy_response())).await;
+    tracing::debug!("too many connections: answered 503");
+    if REFUSALS_IN_FLIGHT.fetch_add(1, Ordering::AcqRel) >= MAX_REFUSALS_IN_FLIGHT {
+        REFUSALS_IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
+        return;
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(&busy_response()).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 1024];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<_, std::io::Error>(())
+    })
+    .await;
+    REFUSALS_IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
 }

@@ -45,6 +45,10 @@ pub enum Phase {
     /// Kept alive after an answer, no byte of a next request yet
     /// (`http.idle_timeout_s`).
     Idle = 3,
+    /// The answer is complete but its last bytes may still wait in hyper's
+    /// buffer: not to be closed yet (`http.idle_timeout_s`, in case the
+    /// client never reads them).
+    Sending = 4,
 }
 
 impl Phase {
@@ -53,7 +57,8 @@ impl Phase {
             0 => Self::Head,
             1 => Self::Body,
             2 => Self::Busy,
-            _ => Self::Idle,
+            3 => Self::Idle,
+            _ => Self::Sending,
         }
     }
 }
@@ -125,23 +130,21 @@ impl ConnState {
         let phase = self.phase();
         if let Some(drain) = drain_deadline {
             // Draining: only a whole request still being answered may go on.
-            return Some(if phase == Phase::Busy {
-                drain
-            } else {
-                Instant::now()
-            });
+            let answering = matches!(phase, Phase::Busy | Phase::Sending);
+            return Some(if answering { drain } else { Instant::now() });
         }
         let limit = match phase {
             Phase::Head => limits.header,
             Phase::Body => limits.body,
-            Phase::Idle => limits.idle,
+            Phase::Idle | Phase::Sending => limits.idle,
             Phase::Busy => return None,
         };
         Some(self.epoch + Duration::from_millis(self.since_ms()) + limit)
     }
 
     fn is_evictable(&self) -> bool {
-        self.phase() != Phase::Busy && !self.evicted.load(Ordering::Acquire)
+        matches!(self.phase(), Phase::Head | Phase::Body | Phase::Idle)
+            && !self.evicted.load(Ordering::Acquire)
     }
 }
 
@@ -162,6 +165,10 @@ struct Slots {
 
 /// How many connections [`ConnectionTable::evict_one`] compares.
 const EVICTION_SAMPLE: usize = 16;
+/// A connection this young is never closed to make room: it has not had
+/// the time to send its request (and the newest ones are the ones a burst
+/// of connections would otherwise close at once).
+const EVICTION_MIN_AGE: Duration = Duration::from_millis(100);
 
 impl Default for ConnectionTable {
     fn default() -> Self {
@@ -224,8 +231,11 @@ impl ConnectionTable {
 
     /// Closes the connection that has waited longest for a request (idle, or
     /// with a head or body still arriving), among a random sample of the
-    /// open ones. False when the sample holds only busy connections.
+    /// open ones. False when the sample holds only busy connections, or
+    /// ones younger than a tenth of a second.
     pub fn evict_one(&self) -> bool {
+        let now = self.epoch.elapsed().as_millis() as u64;
+        let min_age = EVICTION_MIN_AGE.as_millis() as u64;
         let mut slots = self.lock();
         let n = slots.entries.len();
         if n == 0 {
@@ -243,7 +253,7 @@ impl ConnectionTable {
         let victim = candidates
             .into_iter()
             .filter_map(|i| Some((i, slots.entries[i].as_ref()?)))
-            .filter(|(_, s)| s.is_evictable())
+            .filter(|(_, s)| s.is_evictable() && s.since_ms() + min_age <= now)
             .min_by_key(|(_, s)| s.since_ms())
             .map(|(i, s)| (i, s.clone()));
         let Some((slot, state)) = victim else {
@@ -390,7 +400,12 @@ impl AsyncWrite for TrackedIo {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
+        let flushed = Pin::new(&mut self.inner).poll_flush(cx);
+        if matches!(flushed, Poll::Ready(Ok(()))) {
+            // hyper flushes once the whole answer is written.
+            self.state.advance(Phase::Sending, Phase::Idle);
+        }
+        flushed
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -433,8 +448,8 @@ impl http_body::Body for TrackedRequestBody {
     }
 }
 
-/// A response body that marks the connection idle once it is sent (hyper
-/// drops it then).
+/// A response body that marks the answer complete once hyper has taken all
+/// of it (it drops the body then, and flushes after).
 struct TrackedResponseBody {
     inner: Body,
     state: Arc<ConnState>,
@@ -442,7 +457,7 @@ struct TrackedResponseBody {
 
 impl Drop for TrackedResponseBody {
     fn drop(&mut self) {
-        self.state.set(Phase::Idle);
+        self.state.set(Phase::Sending);
     }
 }
 
@@ -466,10 +481,11 @@ impl http_body::Body for TrackedResponseBody {
     }
 }
 
-/// The answer to a connection refused because every open one is busy: 503
-/// with a JSON-RPC body and `Retry-After`, written without reading.
+/// The answer to a connection over the limit when no open one can be closed
+/// (each is busy, or too new): 503 with a JSON-RPC body and `Retry-After`,
+/// written without reading.
 pub fn busy_response() -> Vec<u8> {
-    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: every connection is busy; retry"}}"#;
+    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: too many connections; retry"}}"#;
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
@@ -499,7 +515,10 @@ mod tests {
         assert!(d <= Instant::now() + Duration::from_secs(10));
         s.set(Phase::Busy);
         assert_eq!(s.deadline(&limits(), None), None);
+        s.set(Phase::Sending);
+        assert!(!s.is_evictable());
         s.set(Phase::Idle);
+        assert!(s.is_evictable());
         assert!(s.deadline(&limits(), None).unwrap() > Instant::now() + Duration::from_secs(89));
         // Draining: only busy connections may go on.
         let drain = Instant::now() + Duration::from_secs(25);
@@ -518,6 +537,9 @@ mod tests {
         std::thread::sleep(Duration::from_millis(5));
         let (_, young) = table.insert();
         assert_eq!(table.len(), 3);
+        // Both are too young to be closed yet.
+        assert!(!table.evict_one());
+        std::thread::sleep(EVICTION_MIN_AGE);
         assert!(table.evict_one());
         assert!(old.evicted.load(Ordering::Acquire));
         assert!(!young.evicted.load(Ordering::Acquire));

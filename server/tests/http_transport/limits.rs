@@ -140,6 +140,8 @@ async fn slow_clients_past_the_connection_limit_do_not_lock_others_out() {
             .unwrap();
         slow.push(s);
     }
+    // Connections younger than a tenth of a second are never closed to make room.
+    tokio::time::sleep(Duration::from_millis(600)).await;
     let client = reqwest::Client::new();
     let started = Instant::now();
     let health = client
@@ -181,6 +183,15 @@ async fn at_the_limit_an_idle_connection_makes_room_for_a_new_one() {
     let mut buf = [0u8; 1024];
     let n = idle.read(&mut buf).await.unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    // A new connection is turned away with 503 while the idle one is young.
+    let (status, body) = raw(
+        &r.base,
+        "GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], -32000);
+    tokio::time::sleep(Duration::from_millis(600)).await;
     let (status, body) = raw(
         &r.base,
         "GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n",
