@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import resource
 import subprocess
@@ -111,9 +112,34 @@ async def attacker(host: str, port: int, interval: float, reconnect: float, stop
             writer.close()
 
 
-async def attack(args, host: str, port: int, pid: int) -> dict:
+async def attackers(args, host: str, port: int, ramped, stop, counts) -> None:
+    """The attack, in its own process (so it cannot slow the probes down)."""
     stats = {"connections": 0, "connect_errors": 0}
-    stop = asyncio.Event()
+    halt = asyncio.Event()
+    tasks = []
+    for i in range(args.attackers):
+        tasks.append(asyncio.create_task(attacker(host, port, args.interval, args.reconnect, halt, stats)))
+        if i % 500 == 499:
+            await asyncio.sleep(0.05)
+    ramped.set()
+    while not stop.is_set():
+        await asyncio.sleep(0.2)
+    halt.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    counts[0], counts[1] = stats["connections"], stats["connect_errors"]
+
+
+def attack_process(args, host, port, ramped, stop, counts) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    asyncio.run(attackers(args, host, port, ramped, stop, counts))
+
+
+async def probe(args, host: str, port: int, pid: int) -> tuple[list, int]:
+    """A normal client, once a second: /healthz and a tool call, each on a
+    new connection with a 1 s timeout."""
     probes: list[tuple[str, int, float]] = []
     peak_fds = 0
     get = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
@@ -121,30 +147,35 @@ async def attack(args, host: str, port: int, pid: int) -> dict:
         f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
         f"Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {len(CALL)}\r\n\r\n"
     ).encode() + CALL
-    tasks = []
-    ramp_started = time.monotonic()
-    for i in range(args.attackers):
-        tasks.append(asyncio.create_task(attacker(host, port, args.interval, args.reconnect, stop, stats)))
-        if i % 500 == 499:
-            await asyncio.sleep(0.05)
-    ramp_s = time.monotonic() - ramp_started
-    await asyncio.sleep(1.0)  # the attack settles
     end = time.monotonic() + args.seconds
     while time.monotonic() < end:
+        tick = time.monotonic()
         for name, request in (("healthz", get), ("tool_call", post)):
             status, took = await http_once(host, port, request, 1.0)
             probes.append((name, status, took))
         peak_fds = max(peak_fds, open_fds(pid))
-        await asyncio.sleep(max(0.0, 1.0 - (probes[-1][2] + probes[-2][2])))
+        await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
+    return probes, peak_fds
+
+
+def attack(args, host: str, port: int, pid: int) -> dict:
+    ctx = multiprocessing.get_context("fork")
+    ramped, stop = ctx.Event(), ctx.Event()
+    counts = ctx.Array("q", 2)
+    worker = ctx.Process(target=attack_process, args=(args, host, port, ramped, stop, counts))
+    ramp_started = time.monotonic()
+    worker.start()
+    ramped.wait(timeout=600)
+    ramp_s = time.monotonic() - ramp_started
+    time.sleep(1.0)  # the attack settles
+    probes, peak_fds = asyncio.run(probe(args, host, port, pid))
     stop.set()
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    worker.join(timeout=60)
     ok = [p for p in probes if p[1] == 200 and p[2] < 1.0]
     return {
         "ramp_s": round(ramp_s, 1),
-        "attacker_connections_opened": stats["connections"],
-        "attacker_connect_errors": stats["connect_errors"],
+        "attacker_connections_opened": counts[0],
+        "attacker_connect_errors": counts[1],
         "herald_peak_open_fds": peak_fds,
         "probes": len(probes),
         "probes_answered_within_1s": len(ok),
@@ -196,7 +227,7 @@ def main() -> int:
         time.sleep(0.5)
         rss_start = rss_kb(herald.pid)
         reset_peak(herald.pid)
-        result = asyncio.run(attack(args, host, int(port), herald.pid))
+        result = attack(args, host, int(port), herald.pid)
         rss_peak = peak_rss_kb(herald.pid)
         time.sleep(3)  # the attackers are gone; Herald closed their connections
         rss_end = rss_kb(herald.pid)
