@@ -54,6 +54,9 @@ stage "node: addon and npm package"
 stage "python: the wheel, uvx, and the framework adapters"
 ./scripts/test-python.sh
 
+stage "replicas behind nginx under failure; slow-client attack (about 40 s)"
+./scripts/test-replicas.sh
+
 stage "benchmark peer: smoke (no timing)"
 ./scripts/test-bench-peer.sh
 

@@ -11,6 +11,7 @@ use crate::cli::Cli;
 use crate::credential::CallerAuth;
 use crate::error::ServerError;
 use crate::handler::HeraldServer;
+use crate::readiness::Readiness;
 use crate::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
 use crate::{http, remote_refresh};
@@ -137,16 +138,49 @@ pub fn load_settings_with(
 /// Serves `herald` on the configured transport until the host goes away
 /// (stdio) or `shutdown` fires.
 pub async fn serve(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
+    serve_discovering(herald, shutdown, false).await
+}
+
+/// [`serve`], discovering the remote MCP servers' tools first when
+/// `discover`. Over HTTP the listener is bound first: `/healthz` answers
+/// at once and `/readyz` turns ready once discovery is over.
+pub(crate) async fn serve_discovering(
+    herald: &Herald,
+    shutdown: Shutdown,
+    discover: bool,
+) -> Result<(), ServerError> {
     match herald.settings.transport {
-        Transport::Stdio => serve_stdio(herald, shutdown).await,
+        Transport::Stdio => {
+            if discover {
+                herald.discover_remote().await;
+            }
+            serve_stdio(herald, shutdown).await
+        }
         Transport::StreamableHttp => {
             let bound = http::bind(&herald.settings.http).await?;
-            announce_http(herald, &bound);
             let handler = herald.handler(CallerAuth::HttpBearer {
                 allow_anonymous: herald.settings.http.allow_anonymous,
             });
-            remote_refresh::spawn(herald.toolbox.clone(), shutdown.clone(), None);
-            http::serve(bound, handler, &herald.settings.http, shutdown).await
+            let readiness = Readiness::new(shutdown.clone(), herald.toolbox.keeper().clone());
+            let (addr, url) = (bound.addr, http::url(&bound, &herald.settings.http));
+            let starting = async {
+                if discover {
+                    herald.discover_remote().await;
+                }
+                announce_http(herald, addr, &url);
+                readiness.mark_started();
+                remote_refresh::spawn(herald.toolbox.clone(), shutdown.clone(), None);
+            };
+            let serving = http::serve_with(
+                bound,
+                handler,
+                &herald.settings.http,
+                shutdown.clone(),
+                readiness.clone(),
+            );
+            let (_, served) = tokio::join!(starting, serving);
+            tracing::debug!(%addr, "stopped serving");
+            served
         }
     }
 }
@@ -193,11 +227,11 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
 }
 
 /// Prints the ready line on stdout (machine-readable) and a note on stderr.
-fn announce_http(herald: &Herald, bound: &http::Bound) {
-    let url = http::url(bound, &herald.settings.http);
+fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
     let ready = serde_json::json!({
         "url": url,
-        "healthz": format!("http://{}/healthz", bound.addr),
+        "healthz": format!("http://{addr}/healthz"),
+        "readyz": format!("http://{addr}/readyz"),
         "transport": "streamable_http",
         "stateless": herald.settings.http.stateless,
     });
@@ -211,10 +245,9 @@ fn announce_http(herald: &Herald, bound: &http::Bound) {
             "http.allow_anonymous is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only"
         );
     }
-    if !bound.addr.ip().is_loopback() && herald.settings.http.allowed_hosts.is_empty() {
+    if !addr.ip().is_loopback() && herald.settings.http.allowed_hosts.is_empty() {
         tracing::warn!(
-            "listening on {} but only loopback Host values are accepted; list the names callers use in http.allowed_hosts",
-            bound.addr
+            "listening on {addr} but only loopback Host values are accepted; list the names callers use in http.allowed_hosts"
         );
     }
 }

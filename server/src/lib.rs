@@ -17,6 +17,9 @@
 //! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
+//!   [`http_conn`]: each connection's time limits, the connection limit and
+//!   the drain; [`http_routing_headers`]: `Mcp-Method`/`Mcp-Name` checked
+//!   against the body; [`readiness`]: `/readyz`;
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
 //! - [`health`]: `health [URL]`, the container health check;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
@@ -33,9 +36,12 @@ pub mod error;
 pub mod handler;
 pub mod health;
 pub mod http;
+pub mod http_conn;
 pub mod http_guard;
+pub mod http_routing_headers;
 pub mod logging;
 pub mod prompt;
+pub mod readiness;
 pub mod remote_refresh;
 pub mod resources;
 pub mod served_tools;
@@ -145,10 +151,7 @@ async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
             let shutdown = Shutdown::on_signals();
-            if !cli.kb_only() {
-                herald.discover_remote().await;
-            }
-            app::serve(&herald, shutdown).await?;
+            app::serve_discovering(&herald, shutdown, !cli.kb_only()).await?;
             Ok(0)
         }
     }

@@ -14,6 +14,9 @@ use herald_server::served_tools::ServedTools;
 use herald_server::shutdown::Shutdown;
 use serde_json::{Value, json};
 
+#[path = "http_transport/limits.rs"]
+mod limits;
+
 struct Running {
     base: String,
     shutdown: Shutdown,

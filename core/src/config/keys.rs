@@ -15,7 +15,7 @@ pub(crate) const SECTIONS: [&str; 7] =
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 35] = [
+pub const KEYS: [&str; 41] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -37,6 +37,12 @@ pub const KEYS: [&str; 35] = [
     "http.json_response",
     "http.allow_anonymous",
     "http.max_body_bytes",
+    "http.max_connections",
+    "http.header_timeout_s",
+    "http.body_timeout_s",
+    "http.idle_timeout_s",
+    "http.drain_delay_s",
+    "http.drain_timeout_s",
     "output.max_chars",
     "output.max_items",
     "output.max_value_chars",
@@ -261,6 +267,12 @@ pub(crate) fn apply(
         "http.json_response" => h.json_response = f.bool()?,
         "http.allow_anonymous" => h.allow_anonymous = f.bool()?,
         "http.max_body_bytes" => h.max_body_bytes = f.int(1024, 1 << 30)? as usize,
+        "http.max_connections" => h.max_connections = f.int(1, 1_000_000)? as usize,
+        "http.header_timeout_s" => h.header_timeout_s = f.int(1, 3600)?,
+        "http.body_timeout_s" => h.body_timeout_s = f.int(1, 3600)?,
+        "http.idle_timeout_s" => h.idle_timeout_s = f.int(1, 86_400)?,
+        "http.drain_delay_s" => h.drain_delay_s = f.int(0, 300)?,
+        "http.drain_timeout_s" => h.drain_timeout_s = f.int(0, 3600)?,
         "output.max_chars" => o.max_chars = f.int(1, 10_000_000)? as usize,
         "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,
         "output.max_value_chars" => o.max_value_chars = f.int(1, 10_000_000)? as usize,

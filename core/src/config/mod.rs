@@ -170,6 +170,23 @@ pub struct HttpSettings {
     pub allow_anonymous: bool,
     /// Largest request body accepted, default 1 MiB.
     pub max_body_bytes: usize,
+    /// Most connections open at once, default 1024. At the limit, a new
+    /// connection closes the oldest one that has not delivered a whole request.
+    pub max_connections: usize,
+    /// Seconds a request's head may take to arrive (from the connection
+    /// opening, or from the first byte of a later request), default 10.
+    pub header_timeout_s: u64,
+    /// Seconds a request's body may take to arrive after its head, default 30.
+    pub body_timeout_s: u64,
+    /// Seconds a kept-alive connection may wait for its next request, default
+    /// 90 (longer than a balancer's own upstream keep-alive, so it closes first).
+    pub idle_timeout_s: u64,
+    /// Seconds Herald goes on accepting calls after SIGTERM/SIGINT while
+    /// `/readyz` answers 503, so balancers stop routing to it first; default 0.
+    pub drain_delay_s: u64,
+    /// Seconds in-flight calls get to finish once the listener is closed,
+    /// default 25; then every connection is closed and Herald exits.
+    pub drain_timeout_s: u64,
 }
 
 /// Output caps (herald.md, Output size).
@@ -243,6 +260,12 @@ impl Default for Settings {
                 json_response: true,
                 allow_anonymous: false,
                 max_body_bytes: 1024 * 1024,
+                max_connections: 1024,
+                header_timeout_s: 10,
+                body_timeout_s: 30,
+                idle_timeout_s: 90,
+                drain_delay_s: 0,
+                drain_timeout_s: 25,
             },
             output: OutputSettings {
                 max_chars: 12_000,

@@ -152,7 +152,14 @@ impl KeeperClient {
             self.inner.http.ready().ok_or_else(|| {
                 AttemptFailure::Unreachable("the HTTP client is not built".into())
             })?;
-        let mut response = http.execute(request).await.map_err(unreachable)?;
+        let mut response = match http.execute(request).await {
+            Ok(response) => response,
+            Err(e) => {
+                self.inner.health.failed();
+                return Err(unreachable(e));
+            }
+        };
+        self.inner.health.answered(response.status().as_u16());
         if response.content_length().is_some_and(|len| len > limit) {
             return Err(AttemptFailure::TooLarge);
         }

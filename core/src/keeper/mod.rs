@@ -23,6 +23,7 @@
 mod client_cell;
 mod error;
 mod exchange;
+pub mod health;
 pub mod model;
 pub mod retry;
 pub mod roots;
@@ -37,6 +38,7 @@ use crate::config::{KeeperSettings, Secret};
 use crate::tool::ToolCallError;
 use client_cell::ClientCell;
 pub use error::KeeperError;
+use health::{KeeperHealth, KeeperHealthSnapshot};
 use model::*;
 
 /// Which credential a Keeper call carries.
@@ -76,6 +78,8 @@ struct Inner {
     /// root certificates stays off the start path.
     http: ClientCell,
     base: url::Url,
+    /// When Keeper last answered (for readiness reports).
+    health: KeeperHealth,
 }
 
 /// `User-Agent` of every call.
@@ -131,6 +135,7 @@ impl KeeperClient {
                 settings: settings.clone(),
                 http,
                 base,
+                health: KeeperHealth::default(),
             }),
         })
     }
@@ -138,6 +143,11 @@ impl KeeperClient {
     /// The settings it was built from.
     pub fn settings(&self) -> &KeeperSettings {
         &self.inner.settings
+    }
+
+    /// When Keeper last answered a call, and when a call last got no answer.
+    pub fn health(&self) -> KeeperHealthSnapshot {
+        self.inner.health.snapshot()
     }
 
     /// `{base_url}/api/v1/domains/{domain}/{segments...}`, each part

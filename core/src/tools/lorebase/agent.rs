@@ -124,6 +124,10 @@ pub(crate) struct ExecuteArgs {
     /// Fail with stale-head unless the branch head is this (the head the dry run reported).
     expected_head: Option<Revision>,
     /// A retried commit with the same key commits once and answers the same.
+    // Clients of MCP 2026-07-28 mirror it in the header
+    // `Mcp-Param-Idempotency-Key` (SEP-2243), so a balancer may resend the
+    // call (deploy/nginx/herald.conf).
+    #[schemars(extend("x-mcp-header" = "Idempotency-Key"))]
     idempotency_key: Option<Name<200>>,
     /// The Revision's message.
     message: Option<Text<1000>>,
