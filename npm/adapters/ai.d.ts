@@ -1,7 +1,7 @@
 // lorebase-herald/ai: Herald's tools for the Vercel AI SDK (`ai` 7, an
 // optional peer dependency).
 
-import type { DynamicTool, ToolExecutionOptions } from 'ai'
+import type { Tool, ToolExecutionOptions } from 'ai'
 
 import type { Herald, ToolResult } from '../index'
 import type { ApiKeyOption } from './tool-specs'
@@ -23,4 +23,4 @@ export interface AiSdkToolsOptions {
  * const { text } = await generateText({ model, tools: toAiSdkTools(new Herald()), stopWhen: isStepCount(5), prompt })
  * ```
  */
-export declare function toAiSdkTools(herald: Herald, options?: AiSdkToolsOptions): Record<string, DynamicTool<unknown, ToolResult>>
+export declare function toAiSdkTools(herald: Herald, options?: AiSdkToolsOptions): Record<string, Tool<unknown, ToolResult>>
