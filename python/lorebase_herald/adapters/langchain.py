@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Tuple
 
 from . import require
-from .openai import parameters_schema
+from .tool_calls import parameters_schema
 
 require("langchain_core", "langchain")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, List, Optional
 
 from . import require
-from .openai import parameters_schema
+from .tool_calls import parameters_schema
 
 require("pydantic_ai", "pydantic-ai")
 
