@@ -2,7 +2,7 @@
 
 ::
 
-    tools = herald.to_langchain_tools()
+    tools = to_langchain_tools(herald)
     agent = create_agent(model, tools)          # or llm.bind_tools(tools)
 
 Each tool answers with ``response_format="content_and_artifact"``: the content is the

@@ -3,7 +3,7 @@
 
 ::
 
-    agent = Agent(name="analyst", tools=herald.to_openai_agents_tools())
+    agent = Agent(name="analyst", tools=to_openai_agents_tools(herald))
 
 Tools run on the agent's event loop without blocking it. Tool errors are returned to
 the model as the error text (``[code] message ... next: ...``), as the SDK does for

@@ -2,7 +2,7 @@
 
 ::
 
-    agent = Agent(model, tools=herald.to_pydantic_ai_tools())
+    agent = Agent(model, tools=to_pydantic_ai_tools(herald))
     # or: Agent(model, toolsets=[to_pydantic_ai_toolset(herald)])
 
 Tools run on the agent's event loop without blocking it. A tool error is reported to

@@ -101,3 +101,13 @@ def test_async_runs_off_the_loop(herald: Herald) -> None:
     get = next(tool for tool in to_crewai_tools(herald) if tool.name == "lorebase_get")
     assert asyncio.run(get.arun(**GET)) == herald.call_tool("lorebase_get", GET).text
     assert get.run(**GET_MISSING).startswith("[not-found]")
+
+
+def test_the_readme_example(monkeypatch: "pytest.MonkeyPatch", herald: Herald, sandbox: Any, reader_key: str) -> None:
+    from scripted import run_readme_example
+
+    monkeypatch.setenv("LOREBASE_URL", sandbox.url)
+    monkeypatch.setenv("LOREBASE_API_KEY", reader_key)
+    llm = ScriptedLLM(model="scripted", arguments=GET, seen=[])
+    namespace = run_readme_example("python/crewai", llm=llm)
+    assert namespace["answer"] == answer(herald.call_tool("lorebase_get", GET).text)

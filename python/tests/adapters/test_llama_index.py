@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any, List, Sequence
 
-import pytest
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
@@ -14,14 +13,11 @@ from llama_index.core.tools.types import AsyncBaseTool
 
 from lorebase_herald import Herald
 from lorebase_herald.adapters.llama_index import to_llama_index_tools
-from scripted import GET, GET_JSON, GET_MISSING, REF, answer, assert_record, assert_tool_error, definitions_by_name
+from scripted import LLAMA_INDEX_WARNINGS, GET, GET_JSON, GET_MISSING, REF, answer, assert_record, assert_tool_error, definitions_by_name
 
 # FunctionAgent's workflow inspects itself with inspect.getmembers, which touches
 # pydantic's deprecated attributes (LlamaIndex's own warnings, not the adapter's).
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecatedSince20"),
-    pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecatedSince211"),
-]
+pytestmark = LLAMA_INDEX_WARNINGS
 
 
 class Script:
