@@ -10,7 +10,8 @@ the model received, as the model would have seen it.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import json
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
@@ -80,3 +81,61 @@ def run_readme_example(name: str, **names: Any) -> Dict[str, Any]:
     if inspect.iscoroutine(outcome):
         asyncio.run(outcome)
     return namespace
+
+
+#: One agent run: ``run(tools, arguments)`` drives the framework's loop with a scripted
+#: model that asks ``lorebase_get`` for ``arguments``, and gives back the tool result text
+#: the model read on its next turn and the run's final answer.
+AgentRun = Callable[[List[Any], Dict[str, Any]], Tuple[str, str]]
+
+
+def check_definitions(herald: Any, tools: List[Any], describe: Callable[[Any], Tuple[str, str, Dict[str, Any]]]) -> None:
+    """The tools are Herald's, in order: ``describe(tool)`` gives the name, description
+    and input schema the framework will show the model."""
+    definitions = definitions_by_name(herald)
+    described = [describe(tool) for tool in tools]
+    assert [name for name, _, _ in described] == list(definitions)
+    for name, description, parameters in described:
+        assert description == definitions[name]["description"], name
+        assert parameters == definitions[name]["parameters"], name
+
+
+def check_reads_the_record(run: AgentRun, tools: List[Any], herald: Any) -> None:
+    """The model's second turn reads exactly Herald's text for the Record; the run ends with its answer."""
+    seen, final = run(tools, GET)
+    assert_record(seen, herald)
+    assert final == answer(seen)
+
+
+def check_tool_failure(run: AgentRun, tools: List[Any]) -> None:
+    """A tool failure is what the model reads as the tool's result, and the run goes on."""
+    seen, final = run(tools, GET_MISSING)
+    assert_tool_error(seen)
+    assert final == answer(seen)
+
+
+def check_key_and_format(run: AgentRun, to_tools: Callable[..., List[Any]], keyless_herald: Any, key: str) -> None:
+    """Without a key the call is refused; ``api_key=`` sends one; ``format: json`` reaches
+    Herald; the key never shows in the tools' repr."""
+    seen, _ = run(to_tools(keyless_herald), GET)
+    assert seen.startswith("[unauthorized]"), seen
+    seen, _ = run(to_tools(keyless_herald, api_key=key), GET_JSON)
+    assert json.loads(seen)["ref"] == REF
+    assert key not in repr(to_tools(keyless_herald, api_key=key))
+
+
+def agent_loop_tests(run: AgentRun, to_tools: Callable[..., List[Any]]) -> Dict[str, Callable[..., None]]:
+    """The tests every adapter passes in its framework's own loop, for a test module to
+    adopt: ``globals().update(agent_loop_tests(run_agent, to_x_tools))``."""
+
+    def test_the_model_reads_the_record(herald: Any) -> None:
+        check_reads_the_record(run, to_tools(herald), herald)
+
+    def test_a_tool_failure_is_the_tool_result(herald: Any) -> None:
+        check_tool_failure(run, to_tools(herald))
+
+    def test_format_json_and_the_api_key(keyless_herald: Any, reader_key: str) -> None:
+        check_key_and_format(run, to_tools, keyless_herald, reader_key)
+
+    tests = (test_the_model_reads_the_record, test_a_tool_failure_is_the_tool_result, test_format_json_and_the_api_key)
+    return {test.__name__: test for test in tests}

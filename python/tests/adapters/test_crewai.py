@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Tuple
 
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_DISABLE_TRACKING", "true")
@@ -20,13 +20,11 @@ from crewai.llms.base_llm import BaseLLM  # noqa: E402
 from lorebase_herald import Herald  # noqa: E402
 from lorebase_herald.adapters.crewai import HeraldCrewAITool, to_crewai_tools  # noqa: E402
 from scripted import (  # noqa: E402
+    agent_loop_tests,
     GET,
-    GET_JSON,
     GET_MISSING,
-    REF,
     answer,
-    assert_record,
-    assert_tool_error,
+    check_definitions,
     definitions_by_name,
 )
 
@@ -57,42 +55,24 @@ class ScriptedLLM(BaseLLM):
         return False
 
 
-def run_crew(tools: List[HeraldCrewAITool], arguments: Dict[str, Any]) -> "tuple[ScriptedLLM, str]":
+def run_crew(tools: List[HeraldCrewAITool], arguments: Dict[str, Any]) -> Tuple[str, str]:
     llm = ScriptedLLM(model="scripted", arguments=arguments, seen=[])
     analyst = Agent(role="analyst", goal="Answer about Records", backstory="Reads Lorebase.", tools=list(tools), llm=llm)
     task = Task(description="Who is S-1001?", expected_output="One line.", agent=analyst)
-    return llm, str(Crew(agents=[analyst], tasks=[task]).kickoff())
+    final = str(Crew(agents=[analyst], tasks=[task]).kickoff())
+    return llm.seen[0], final
+
+
+globals().update(agent_loop_tests(run_crew, to_crewai_tools))
 
 
 def test_the_tools_are_heralds_definitions(herald: Herald, reader_key: str) -> None:
     tools = to_crewai_tools(herald, api_key=reader_key)
+    check_definitions(herald, tools, lambda t: (t.name, t.description, t.args_schema.model_json_schema()))
     definitions = definitions_by_name(herald)
-    assert [tool.name for tool in tools] == list(definitions)
     for tool in tools:
-        definition = definitions[tool.name]
-        assert tool.description == definition["description"]
-        assert tool.args_schema.model_json_schema() == definition["parameters"]
-        assert tool.annotations == definition["annotations"]
+        assert tool.annotations == definitions[tool.name]["annotations"]
         assert reader_key not in repr(tool) and reader_key not in str(tool.model_dump())
-
-
-def test_crew_reads_the_record(herald: Herald) -> None:
-    llm, final = run_crew(to_crewai_tools(herald), GET)
-    assert_record(llm.seen[0], herald)
-    assert final == answer(llm.seen[0])
-
-
-def test_a_tool_failure_is_the_observation(herald: Herald) -> None:
-    llm, final = run_crew(to_crewai_tools(herald), GET_MISSING)
-    assert_tool_error(llm.seen[0])
-    assert final.startswith("The tool said: [not-found]")
-
-
-def test_format_json_and_the_api_key(keyless_herald: Herald, reader_key: str) -> None:
-    llm, _ = run_crew(to_crewai_tools(keyless_herald), GET)
-    assert llm.seen[0].startswith("[unauthorized]")
-    llm, _ = run_crew(to_crewai_tools(keyless_herald, api_key=reader_key), GET_JSON)
-    assert json.loads(llm.seen[0])["ref"] == REF
 
 
 def test_async_runs_off_the_loop(herald: Herald) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, AsyncGenerator, Dict, List
+from typing import Any, AsyncGenerator, Dict, List, Tuple
 
 from google.adk.agents import LlmAgent
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse
@@ -15,7 +15,12 @@ from google.genai import types
 
 from lorebase_herald import Herald
 from lorebase_herald.adapters.google_adk import HeraldAdkTool, to_google_adk_tools
-from scripted import GET, GET_JSON, GET_MISSING, REF, answer, assert_record, assert_tool_error, definitions_by_name
+from scripted import (
+    agent_loop_tests,
+    answer,
+    check_definitions,
+    definitions_by_name,
+)
 
 
 class ScriptedLlm(BaseLlm):
@@ -45,7 +50,7 @@ class ScriptedLlm(BaseLlm):
         yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=answer(text))]))
 
 
-def run_agent(tools: List[HeraldAdkTool], arguments: Dict[str, Any]) -> "tuple[ScriptedLlm, str]":
+def run_agent(tools: List[HeraldAdkTool], arguments: Dict[str, Any]) -> Tuple[str, str]:
     model = ScriptedLlm(arguments=arguments, seen=[])
     runner = InMemoryRunner(agent=LlmAgent(name="analyst", model=model, tools=list(tools)), app_name="herald")
 
@@ -58,39 +63,23 @@ def run_agent(tools: List[HeraldAdkTool], arguments: Dict[str, Any]) -> "tuple[S
                 final = "".join(part.text or "" for part in event.content.parts)
         return final
 
-    return model, asyncio.run(ask())
+    final = asyncio.run(ask())
+    (key, text), = model.seen[0].items()
+    assert key == ("error" if text.startswith("[") else "result"), model.seen[0]
+    return text, final
+
+
+globals().update(agent_loop_tests(run_agent, to_google_adk_tools))
 
 
 def test_the_tools_are_heralds_definitions(herald: Herald) -> None:
     tools = to_google_adk_tools(herald)
+    declarations = [tool._get_declaration() for tool in tools]
+    check_definitions(herald, declarations, lambda d: (d.name, d.description, d.parameters_json_schema))
     definitions = definitions_by_name(herald)
-    assert [tool.name for tool in tools] == list(definitions)
     for tool in tools:
         definition = definitions[tool.name]
-        declaration = tool._get_declaration()
-        assert declaration.name == tool.name and declaration.description == definition["description"]
-        assert declaration.parameters_json_schema == definition["parameters"]
         assert tool.custom_metadata == {"title": definition["title"], "annotations": definition["annotations"]}
         json.dumps(tool.custom_metadata)
 
 
-def test_llm_agent_reads_the_record(herald: Herald) -> None:
-    model, final = run_agent(to_google_adk_tools(herald), GET)
-    assert list(model.seen[0]) == ["result"]
-    assert_record(model.seen[0]["result"], herald)
-    assert final == answer(model.seen[0]["result"])
-
-
-def test_a_tool_failure_is_the_function_response(herald: Herald) -> None:
-    model, final = run_agent(to_google_adk_tools(herald), GET_MISSING)
-    assert list(model.seen[0]) == ["error"]
-    assert_tool_error(model.seen[0]["error"])
-    assert final.startswith("The tool said: [not-found]")
-
-
-def test_format_json_and_the_api_key(keyless_herald: Herald, reader_key: str) -> None:
-    model, _ = run_agent(to_google_adk_tools(keyless_herald), GET)
-    assert model.seen[0]["error"].startswith("[unauthorized]")
-    model, _ = run_agent(to_google_adk_tools(keyless_herald, api_key=reader_key), GET_JSON)
-    assert json.loads(model.seen[0]["result"])["ref"] == REF
-    assert reader_key not in repr(to_google_adk_tools(keyless_herald, api_key=reader_key))

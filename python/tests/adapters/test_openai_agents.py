@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, AsyncIterator, Dict, List
+from typing import Any, AsyncIterator, Dict, List, Tuple
 
 from agents import Agent, FunctionTool, ModelResponse, Runner, Usage, set_tracing_disabled
 from agents.models.interface import Model
@@ -13,7 +13,11 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 
 from lorebase_herald import Herald
 from lorebase_herald.adapters.openai_agents import to_openai_agents_tools
-from scripted import GET, GET_JSON, GET_MISSING, REF, answer, assert_record, assert_tool_error, definitions_by_name
+from scripted import (
+    agent_loop_tests,
+    answer,
+    check_definitions,
+)
 
 set_tracing_disabled(True)
 
@@ -41,43 +45,24 @@ class ScriptedModel(Model):
         raise NotImplementedError
 
 
-def run_agent(tools: List[FunctionTool], arguments: Dict[str, Any]) -> "tuple[ScriptedModel, str]":
+def run_agent(tools: List[FunctionTool], arguments: Dict[str, Any]) -> Tuple[str, str]:
     model = ScriptedModel(arguments)
     result = asyncio.run(Runner.run(Agent(name="analyst", model=model, tools=list(tools)), "Who is S-1001?"))
-    return model, str(result.final_output)
+    return model.seen[0], str(result.final_output)
+
+
+globals().update(agent_loop_tests(run_agent, to_openai_agents_tools))
 
 
 def test_the_tools_are_heralds_definitions(herald: Herald) -> None:
     tools = to_openai_agents_tools(herald)
-    definitions = definitions_by_name(herald)
-    assert [tool.name for tool in tools] == list(definitions)
-    for tool in tools:
-        assert isinstance(tool, FunctionTool)
-        assert tool.description == definitions[tool.name]["description"]
-        assert tool.params_json_schema == definitions[tool.name]["parameters"]
-        assert tool.strict_json_schema is False
+    assert all(isinstance(tool, FunctionTool) and tool.strict_json_schema is False for tool in tools)
+    check_definitions(herald, tools, lambda t: (t.name, t.description, t.params_json_schema))
 
 
-def test_runner_reads_the_record(herald: Herald) -> None:
-    model, final = run_agent(to_openai_agents_tools(herald), GET)
-    assert_record(model.seen[0], herald)
-    assert final == answer(model.seen[0])
-
-
-def test_a_tool_failure_is_the_tool_output(herald: Herald) -> None:
-    model, final = run_agent(to_openai_agents_tools(herald), GET_MISSING)
-    assert_tool_error(model.seen[0])
-    assert final.startswith("The tool said: [not-found]")
-
-
-def test_format_json_the_api_key_and_bad_json(keyless_herald: Herald, reader_key: str) -> None:
-    model, _ = run_agent(to_openai_agents_tools(keyless_herald), GET)
-    assert model.seen[0].startswith("[unauthorized]")
-    model, _ = run_agent(to_openai_agents_tools(keyless_herald, api_key=reader_key), GET_JSON)
-    assert json.loads(model.seen[0])["ref"] == REF
-
+def test_arguments_that_are_not_json_are_a_result(herald: Herald) -> None:
     from agents.tool_context import ToolContext
 
-    get = next(tool for tool in to_openai_agents_tools(keyless_herald, api_key=reader_key) if tool.name == "lorebase_get")
+    get = next(tool for tool in to_openai_agents_tools(herald) if tool.name == "lorebase_get")
     context = ToolContext(context=None, tool_name="lorebase_get", tool_call_id="c", tool_arguments="{oops")
     assert asyncio.run(get.on_invoke_tool(context, "{oops")).startswith("[bad-arguments]")

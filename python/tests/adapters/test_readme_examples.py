@@ -68,6 +68,4 @@ def test_google_adk(herald: Herald) -> None:
 def test_smolagents(herald: Herald) -> None:
     from test_smolagents import ScriptedModel
 
-    model = ScriptedModel(GET)
-    namespace = run_readme_example("python/smolagents", model=model)
-    assert namespace["answer"] == model.seen[0] == "Observation:\n" + herald.call_tool("lorebase_get", GET).text
+    assert run_readme_example("python/smolagents", model=ScriptedModel(GET))["answer"] == expected(herald)

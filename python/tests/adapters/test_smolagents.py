@@ -3,15 +3,18 @@ a scripted ``Model`` (smolagents' model interface, no network), against the sand
 
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from smolagents import ToolCallingAgent
 from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole, Model
 
 from lorebase_herald import Herald
 from lorebase_herald.adapters.smolagents import HeraldSmolagentsTool, to_smolagents_tools
-from scripted import GET, GET_JSON, GET_MISSING, REF, assert_record, assert_tool_error, definitions_by_name
+from scripted import (
+    agent_loop_tests,
+    answer,
+    definitions_by_name,
+)
 
 
 def _text(message: ChatMessage) -> str:
@@ -35,24 +38,22 @@ class ScriptedModel(Model):
         if not observations:
             call = ChatMessageToolCallFunction(name="lorebase_get", arguments=self.arguments)
         else:
-            self.seen.append(observations[0])
-            call = ChatMessageToolCallFunction(name="final_answer", arguments={"answer": observations[0]})
+            prefix = "Observation:\n"
+            assert observations[0].startswith(prefix), observations[0]
+            self.seen.append(observations[0][len(prefix) :])
+            call = ChatMessageToolCallFunction(name="final_answer", arguments={"answer": answer(self.seen[0])})
         return ChatMessage(
             role=MessageRole.ASSISTANT, tool_calls=[ChatMessageToolCall(function=call, id=f"call_{len(self.seen)}", type="function")]
         )
 
 
-def run_agent(tools: List[HeraldSmolagentsTool], arguments: Dict[str, Any]) -> "tuple[ScriptedModel, str]":
+def run_agent(tools: List[HeraldSmolagentsTool], arguments: Dict[str, Any]) -> Tuple[str, str]:
     model = ScriptedModel(arguments)
-    agent = ToolCallingAgent(tools=list(tools), model=model, max_steps=3, verbosity_level=0)
-    return model, str(agent.run("Who is S-1001?"))
+    final = str(ToolCallingAgent(tools=list(tools), model=model, max_steps=3, verbosity_level=0).run("Who is S-1001?"))
+    return model.seen[0], final
 
 
-def observed(model: ScriptedModel) -> str:
-    """The tool's text inside the observation smolagents sent the model."""
-    prefix = "Observation:\n"
-    assert model.seen[0].startswith(prefix), model.seen[0]
-    return model.seen[0][len(prefix) :]
+globals().update(agent_loop_tests(run_agent, to_smolagents_tools))
 
 
 def test_the_tools_are_heralds_definitions(herald: Herald) -> None:
@@ -60,33 +61,17 @@ def test_the_tools_are_heralds_definitions(herald: Herald) -> None:
 
     tools = to_smolagents_tools(herald)
     definitions = definitions_by_name(herald)
-    assert [tool.name for tool in tools] == list(definitions)
     for tool in tools:
-        definition = definitions[tool.name]
+        # smolagents shows the model its own rendering of the inputs: the same arguments,
+        # the same required ones, each argument's schema kept.
         parameters = get_tool_json_schema(tool)["function"]["parameters"]
-        assert tool.description == definition["description"]
-        assert set(parameters["properties"]) == set(definition["parameters"]["properties"])
-        assert set(parameters["required"]) == set(definition["parameters"].get("required", []))
-        assert tool.annotations == definition["annotations"]
+        expected = definitions[tool.name]["parameters"]
+        assert tool.description == definitions[tool.name]["description"]
+        assert set(parameters["properties"]) == set(expected["properties"])
+        assert set(parameters["required"]) == set(expected.get("required", []))
+        assert tool.annotations == definitions[tool.name]["annotations"]
+    assert [tool.name for tool in tools] == list(definitions)
     get = next(tool for tool in tools if tool.name == "lorebase_get")
     assert get.inputs["format"]["enum"] == definitions["lorebase_get"]["parameters"]["properties"]["format"]["enum"]
 
 
-def test_tool_calling_agent_reads_the_record(herald: Herald) -> None:
-    model, final = run_agent(to_smolagents_tools(herald), GET)
-    assert_record(observed(model).strip(), herald)
-    assert final == model.seen[0]
-
-
-def test_a_tool_failure_is_the_observation(herald: Herald) -> None:
-    model, final = run_agent(to_smolagents_tools(herald), GET_MISSING)
-    assert_tool_error(observed(model).strip())
-    assert "[not-found]" in final
-
-
-def test_format_json_and_the_api_key(keyless_herald: Herald, reader_key: str) -> None:
-    model, _ = run_agent(to_smolagents_tools(keyless_herald), GET)
-    assert observed(model).strip().startswith("[unauthorized]")
-    model, _ = run_agent(to_smolagents_tools(keyless_herald, api_key=reader_key), GET_JSON)
-    assert json.loads(observed(model).strip())["ref"] == REF
-    assert reader_key not in repr(to_smolagents_tools(keyless_herald, api_key=reader_key))
