@@ -11,7 +11,7 @@ the model received, as the model would have seen it.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Tuple
 
 import pytest
 
@@ -139,3 +139,35 @@ def agent_loop_tests(run: AgentRun, to_tools: Callable[..., List[Any]]) -> Dict[
 
     tests = (test_the_model_reads_the_record, test_a_tool_failure_is_the_tool_result, test_format_json_and_the_api_key)
     return {test.__name__: test for test in tests}
+
+
+def check_off_the_loop(sandbox: Any, call: Callable[[], Awaitable[Any]]) -> Any:
+    """``call()`` (an adapter's async path to ``lorebase_get``) leaves the event loop free
+    while Keeper takes 600 ms to answer: a ticker on the same loop keeps ticking.
+    Returns the call's result."""
+    import asyncio
+
+    async def measure() -> Tuple[Any, int]:
+        ticks = 0
+        done = False
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while not done:
+                await asyncio.sleep(0.02)
+                ticks += 1
+
+        task = asyncio.ensure_future(ticker())
+        try:
+            return await call(), ticks
+        finally:
+            done = True
+            await task
+
+    sandbox.admin("POST", "/_sandbox/faults", {"count": 1, "delay_ms": 600})
+    try:
+        result, ticks = asyncio.run(measure())
+    finally:
+        sandbox.admin("DELETE", "/_sandbox/faults")
+    assert ticks >= 10, f"the event loop ticked {ticks} times in a 600 ms call"
+    return result

@@ -20,6 +20,8 @@ from crewai.llms.base_llm import BaseLLM  # noqa: E402
 from lorebase_herald import Herald  # noqa: E402
 from lorebase_herald.adapters.crewai import HeraldCrewAITool, to_crewai_tools  # noqa: E402
 from scripted import (  # noqa: E402
+    check_off_the_loop,
+    RECORD_WORD,
     agent_loop_tests,
     GET,
     GET_MISSING,
@@ -91,3 +93,8 @@ def test_the_readme_example(monkeypatch: "pytest.MonkeyPatch", herald: Herald, s
     llm = ScriptedLLM(model="scripted", arguments=GET, seen=[])
     namespace = run_readme_example("python/crewai", llm=llm)
     assert namespace["answer"] == answer(herald.call_tool("lorebase_get", GET).text)
+
+
+def test_arun_leaves_the_event_loop_free(herald: Herald, sandbox: Any) -> None:
+    get = next(tool for tool in to_crewai_tools(herald) if tool.name == "lorebase_get")
+    assert RECORD_WORD in check_off_the_loop(sandbox, lambda: get.arun(**GET))

@@ -13,9 +13,13 @@ from google.adk.models import BaseLlm, LlmRequest, LlmResponse
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
+from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.google_adk import HeraldAdkTool, to_google_adk_tools
 from scripted import (
+    check_off_the_loop,
+    RECORD_WORD,
+    GET,
     agent_loop_tests,
     answer,
     check_definitions,
@@ -83,3 +87,7 @@ def test_the_tools_are_heralds_definitions(herald: Herald) -> None:
         json.dumps(tool.custom_metadata)
 
 
+def test_run_async_leaves_the_event_loop_free(herald: Herald, sandbox: Sandbox) -> None:
+    get = next(tool for tool in to_google_adk_tools(herald) if tool.name == "lorebase_get")
+    answer_ = check_off_the_loop(sandbox, lambda: get.run_async(args=dict(GET), tool_context=None))
+    assert RECORD_WORD in answer_["result"]

@@ -13,9 +13,12 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.langchain import HeraldLangChainTool, to_langchain_tools
 from scripted import (
+    check_off_the_loop,
+    RECORD_WORD,
     agent_loop_tests,
     GET,
     REF,
@@ -77,3 +80,8 @@ def test_artifacts_and_async(herald: Herald) -> None:
     message = get.invoke(call)
     assert isinstance(message.artifact, dict) and message.artifact["ref"] == REF
     assert asyncio.run(get.ainvoke(call)).content == message.content
+
+
+def test_ainvoke_leaves_the_event_loop_free(herald: Herald, sandbox: Sandbox) -> None:
+    get = next(tool for tool in to_langchain_tools(herald) if tool.name == "lorebase_get")
+    assert RECORD_WORD in check_off_the_loop(sandbox, lambda: get.ainvoke(GET))

@@ -11,9 +11,12 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.tools.types import AsyncBaseTool
 
+from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.llama_index import to_llama_index_tools
 from scripted import (
+    check_off_the_loop,
+    RECORD_WORD,
     agent_loop_tests,
     GET,
     GET_MISSING,
@@ -76,3 +79,8 @@ def test_outputs_sync_and_async(herald: Herald) -> None:
     assert asyncio.run(get.acall(**GET)).content == output.content
     failed = get(**GET_MISSING)
     assert failed.is_error and failed.content.startswith("[not-found]")
+
+
+def test_acall_leaves_the_event_loop_free(herald: Herald, sandbox: Sandbox) -> None:
+    get = next(tool for tool in to_llama_index_tools(herald) if tool.metadata.name == "lorebase_get")
+    assert RECORD_WORD in check_off_the_loop(sandbox, lambda: get.acall(**GET)).content

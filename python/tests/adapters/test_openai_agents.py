@@ -11,9 +11,13 @@ from agents import Agent, FunctionTool, ModelResponse, Runner, Usage, set_tracin
 from agents.models.interface import Model
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
+from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.openai_agents import to_openai_agents_tools
 from scripted import (
+    check_off_the_loop,
+    RECORD_WORD,
+    GET,
     agent_loop_tests,
     answer,
     check_definitions,
@@ -66,3 +70,11 @@ def test_arguments_that_are_not_json_are_a_result(herald: Herald) -> None:
     get = next(tool for tool in to_openai_agents_tools(herald) if tool.name == "lorebase_get")
     context = ToolContext(context=None, tool_name="lorebase_get", tool_call_id="c", tool_arguments="{oops")
     assert asyncio.run(get.on_invoke_tool(context, "{oops")).startswith("[bad-arguments]")
+
+
+def test_the_tool_leaves_the_event_loop_free(herald: Herald, sandbox: Sandbox) -> None:
+    from agents.tool_context import ToolContext
+
+    get = next(tool for tool in to_openai_agents_tools(herald) if tool.name == "lorebase_get")
+    context = ToolContext(context=None, tool_name="lorebase_get", tool_call_id="c", tool_arguments=json.dumps(GET))
+    assert RECORD_WORD in check_off_the_loop(sandbox, lambda: get.on_invoke_tool(context, json.dumps(GET)))

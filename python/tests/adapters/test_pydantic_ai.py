@@ -10,9 +10,13 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, RetryPromptPart, T
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import Tool
 
+from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.pydantic_ai import to_pydantic_ai_toolset, to_pydantic_ai_tools
 from scripted import (
+    check_off_the_loop,
+    RECORD_WORD,
+    GET,
     agent_loop_tests,
     answer,
     check_definitions,
@@ -53,3 +57,6 @@ def test_the_tools_are_heralds_definitions(herald: Herald) -> None:
     assert [tool.name for tool in to_pydantic_ai_toolset(herald).tools.values()] == [tool.name for tool in tools]
 
 
+def test_the_tool_leaves_the_event_loop_free(herald: Herald, sandbox: Sandbox) -> None:
+    get = next(tool for tool in to_pydantic_ai_tools(herald) if tool.name == "lorebase_get")
+    assert RECORD_WORD in check_off_the_loop(sandbox, lambda: get.function(**GET))
