@@ -20,13 +20,13 @@ from crewai.llms.base_llm import BaseLLM  # noqa: E402
 from lorebase_herald import Herald  # noqa: E402
 from lorebase_herald.adapters.crewai import HeraldCrewAITool, to_crewai_tools  # noqa: E402
 from scripted import (  # noqa: E402
-    check_off_the_loop,
-    RECORD_WORD,
-    agent_loop_tests,
     GET,
     GET_MISSING,
+    RECORD_WORD,
+    agent_loop_tests,
     answer,
     check_definitions,
+    check_off_the_loop,
     definitions_by_name,
 )
 

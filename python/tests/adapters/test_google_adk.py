@@ -17,12 +17,12 @@ from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.google_adk import HeraldAdkTool, to_google_adk_tools
 from scripted import (
-    check_off_the_loop,
-    RECORD_WORD,
     GET,
+    RECORD_WORD,
     agent_loop_tests,
     answer,
     check_definitions,
+    check_off_the_loop,
     definitions_by_name,
 )
 

@@ -17,13 +17,13 @@ from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.langchain import HeraldLangChainTool, to_langchain_tools
 from scripted import (
-    check_off_the_loop,
-    RECORD_WORD,
-    agent_loop_tests,
     GET,
+    RECORD_WORD,
     REF,
+    agent_loop_tests,
     answer,
     check_definitions,
+    check_off_the_loop,
 )
 
 

@@ -15,14 +15,14 @@ from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.llama_index import to_llama_index_tools
 from scripted import (
-    check_off_the_loop,
-    RECORD_WORD,
-    agent_loop_tests,
     GET,
     GET_MISSING,
     LLAMA_INDEX_WARNINGS,
+    RECORD_WORD,
+    agent_loop_tests,
     answer,
     check_definitions,
+    check_off_the_loop,
     definitions_by_name,
 )
 

@@ -15,12 +15,12 @@ from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.openai_agents import to_openai_agents_tools
 from scripted import (
-    check_off_the_loop,
-    RECORD_WORD,
     GET,
+    RECORD_WORD,
     agent_loop_tests,
     answer,
     check_definitions,
+    check_off_the_loop,
 )
 
 set_tracing_disabled(True)

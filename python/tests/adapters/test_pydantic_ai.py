@@ -14,12 +14,13 @@ from conftest import Sandbox
 from lorebase_herald import Herald
 from lorebase_herald.adapters.pydantic_ai import to_pydantic_ai_toolset, to_pydantic_ai_tools
 from scripted import (
-    check_off_the_loop,
-    RECORD_WORD,
     GET,
+    RECORD_WORD,
     agent_loop_tests,
     answer,
     check_definitions,
+    check_off_the_loop,
+    definitions_by_name,
 )
 
 
@@ -55,6 +56,9 @@ def test_the_tools_are_heralds_definitions(herald: Herald) -> None:
     assert all(isinstance(tool, Tool) for tool in tools)
     check_definitions(herald, tools, lambda t: (t.name, t.description, t.function_schema.json_schema))
     assert [tool.name for tool in to_pydantic_ai_toolset(herald).tools.values()] == [tool.name for tool in tools]
+    definitions = definitions_by_name(herald)
+    for tool in tools:
+        assert tool.metadata == {"title": definitions[tool.name]["title"], "annotations": definitions[tool.name]["annotations"]}
 
 
 def test_the_tool_leaves_the_event_loop_free(herald: Herald, sandbox: Sandbox) -> None:
