@@ -119,6 +119,14 @@ def herald(sandbox: Sandbox, reader_key: str):  # type: ignore[no-untyped-def]
     return Herald(url=sandbox.url, api_key=reader_key, domain="supply", keeper={"max_retries": 0})
 
 
+@pytest.fixture()
+def keyless_herald(sandbox: Sandbox):  # type: ignore[no-untyped-def]
+    """A Herald on the sandbox's ``supply`` Domain with no key of its own (each call brings one)."""
+    from lorebase_herald import Herald
+
+    return Herald(url=sandbox.url, domain="supply", keeper={"max_retries": 0})
+
+
 @pytest.fixture(scope="session")
 def wheel() -> Path:
     """The built wheel (``HERALD_WHEEL`` or the one wheel in ``dist/``)."""
