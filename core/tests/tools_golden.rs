@@ -14,14 +14,15 @@ use serde_json::{Value, json};
 use tools_support::{call, sandbox_toolbox, schema_violations};
 
 /// One golden case: a name for the files, the Domain, the tool, its arguments.
-struct Case {
-    stem: &'static str,
-    domain: &'static str,
-    tool: &'static str,
-    args: Value,
+pub(crate) struct Case {
+    pub stem: &'static str,
+    pub domain: &'static str,
+    pub tool: &'static str,
+    pub args: Value,
 }
 
-fn cases() -> Vec<Case> {
+/// Every golden case (also run on the newer-Keeper sandbox, `tools_newer_keeper`).
+pub(crate) fn cases() -> Vec<Case> {
     let c = |stem, domain, tool, args| Case {
         stem,
         domain,
@@ -138,6 +139,12 @@ fn cases() -> Vec<Case> {
             "lorebase_lineage",
             json!({"ref": "Supplier/S-1001"}),
         ),
+        c(
+            "lineage_proposal",
+            "retail",
+            "lorebase_lineage",
+            json!({"ref": "Product/P-0002"}),
+        ),
         c("changes", "supply", "lorebase_changes", json!({})),
         c(
             "diff",
@@ -172,14 +179,14 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn golden_path(file: &str) -> PathBuf {
+pub(crate) fn golden_path(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(file)
 }
 
 /// The Revision ids of the sample data (the same on every start).
-async fn sample_revisions() -> Vec<String> {
+pub(crate) async fn sample_revisions() -> Vec<String> {
     let mut ids = Vec::new();
     for domain in ["supply", "retail"] {
         let (_sandbox, t) = sandbox_toolbox(domain).await;
@@ -193,7 +200,7 @@ async fn sample_revisions() -> Vec<String> {
 
 /// Replaces what a write makes anew (its Revision id, from the clock; its
 /// Proposal id) with placeholders, so goldens of writes are stable.
-fn mask_new_ids(text: &str, known: &[String]) -> String {
+pub(crate) fn mask_new_ids(text: &str, known: &[String]) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;

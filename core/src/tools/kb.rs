@@ -194,7 +194,7 @@ fn search(
 ) -> Result<RenderedOutput, ToolError> {
     let args = SearchArgs::parse(arguments)?;
     let hits = catalog.search(&args.query, args.k).map_err(|e| ToolError {
-        code: ProblemCode::KeeperUnavailable,
+        code: ProblemCode::KeeperUnavailable.into(),
         message: e.to_string(),
         issues: Vec::new(),
         head: None,
@@ -240,7 +240,7 @@ pub fn not_found(path: &str) -> ToolError {
         path.to_string()
     };
     ToolError {
-        code: ProblemCode::NotFound,
+        code: ProblemCode::NotFound.into(),
         message: format!("no entry at {shown:?} (use kb_search to discover paths)"),
         issues: Vec::new(),
         head: None,
@@ -337,7 +337,7 @@ fn invalid(issues: Vec<Issue>, next: &str) -> ToolError {
         format!("{} invalid arguments", issues.len())
     };
     ToolError {
-        code: ProblemCode::ValidationFailed,
+        code: ProblemCode::ValidationFailed.into(),
         message,
         issues,
         head: None,
