@@ -308,8 +308,10 @@ fn coverage(l: &mut Lines<'_>, signals: &[CoverageSignal]) {
     });
 }
 
-/// `lorebase_query`: `count <Kind> <value>: <n>` lines, the rows `ref "title" |
-/// attr=value`, their included neighbors, `next_cursor:` and `coverage:` lines.
+/// `lorebase_query`, in herald.md's order: the `count <Kind> <value>: <n>`
+/// lines, then the rows `ref "title" | attr=value` with their included
+/// neighbors; then a `rows: <shown> of <total> (rev <id>...)` footer,
+/// `next_cursor:` and the `coverage:` lines.
 pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
     let mut l = Lines::new(caps);
     if let Some(a) = &q.aggregate {
@@ -321,12 +323,6 @@ pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
             l.line(format!("count {} {value}: {}", a.kind, g.count));
         });
     }
-    l.line(format!(
-        "rows: {} of {} (rev {})",
-        q.rows.len(),
-        q.total,
-        short_rev(&q.revision)
-    ));
     l.list(&q.rows, "rows", "", |l, row| {
         let mut line = format!(
             "{} {}",
@@ -351,6 +347,12 @@ pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
             });
         }
     });
+    l.line(format!(
+        "rows: {} of {} (rev {})",
+        q.rows.len(),
+        q.total,
+        short_rev(&q.revision)
+    ));
     if let Some(c) = &q.next_cursor {
         l.line(format!("next_cursor: {c}"));
     }
