@@ -105,7 +105,9 @@ async fn every_golden_case_reads_the_same_on_a_newer_keeper_but_for_the_new_valu
 
         let mut json_args = case.args.clone();
         json_args["format"] = json!("json");
-        let (_sandbox, t) = sandbox_toolbox_with(case.domain, newer(AuthMode::None)).await;
+        // Output schemas on: the new values are checked against them.
+        let sandbox = Sandbox::start(newer(AuthMode::None)).await.unwrap();
+        let t = toolbox_on(&sandbox.url(), case.domain, |s| s.output.schemas = true);
         let out = call(&t, case.tool, json_args).await;
         assert!(!out.is_error, "{}: {}", case.stem, out.text);
         let structured = out.structured.clone().expect("json has structured content");
@@ -121,11 +123,10 @@ async fn every_golden_case_reads_the_same_on_a_newer_keeper_but_for_the_new_valu
             .definitions()
             .into_iter()
             .find(|d| d.name == case.tool)
-            .and_then(|d| d.output_schema);
-        if let Some(schema) = schema {
-            let violations = schema_violations(&schema, &structured);
-            assert!(violations.is_empty(), "{}: {violations:?}", case.stem);
-        }
+            .and_then(|d| d.output_schema)
+            .expect("output schemas are on");
+        let violations = schema_violations(&schema, &structured);
+        assert!(violations.is_empty(), "{}: {violations:?}", case.stem);
         let mut contract = structured;
         json_as_contract(&mut contract);
         let pretty = serde_json::to_string_pretty(&contract).unwrap() + "\n";
