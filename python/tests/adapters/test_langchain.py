@@ -18,6 +18,7 @@ from lorebase_herald import Herald
 from lorebase_herald.adapters.langchain import HeraldLangChainTool, to_langchain_tools
 from scripted import (
     GET,
+    GET_JSON,
     RECORD_WORD,
     REF,
     agent_loop_tests,
