@@ -64,6 +64,9 @@ def percentile(values: list[float], p: float) -> float:
 def base_env(sandbox: procs.Sandbox) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOREBASE") and k != "RUST_LOG"}
     env.update(LOREBASE_URL=sandbox.url, LOREBASE_DOMAIN="supply")
+    # The peer declares output schemas (the SDK publishes its models) and sends
+    # structuredContent on every success: Herald is measured doing the same.
+    env.update(LOREBASE__HERALD__OUTPUT__SCHEMAS="true")
     return env
 
 

@@ -42,6 +42,9 @@ stage "end-to-end: python mcp SDK"
 stage "end-to-end: typescript SDK"
 npm test --prefix tests/node
 
+stage "end-to-end against a newer Keeper: python mcp SDK, typescript SDK (about 20 s)"
+./scripts/test-newer-keeper.sh
+
 stage "conformance: @modelcontextprotocol/conformance"
 tests/conformance/run.sh
 

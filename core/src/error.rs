@@ -9,7 +9,7 @@
 //! ```
 
 pub use crate::keeper::KeeperError;
-use crate::keeper::model::{Issue, Problem, ProblemCode};
+use crate::keeper::model::{Issue, Open, Problem, ProblemCode};
 use crate::tool::RenderedOutput;
 
 /// The delay a transient error names when Keeper gave none, in seconds.
@@ -19,25 +19,27 @@ pub const DEFAULT_RETRY_DELAY_S: u64 = 5;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("[{code}] {message}")]
 pub struct ToolError {
-    /// Keeper's problem code (or the closest one for Herald's own checks).
-    pub code: ProblemCode,
+    /// Keeper's problem code, as Keeper wrote it even when this Herald does
+    /// not know it (or the closest one for Herald's own checks).
+    pub code: Open<ProblemCode>,
     /// What went wrong.
     pub message: String,
     /// The issues, one per path.
     pub issues: Vec<Issue>,
     /// The branch's current head (stale-head).
     pub head: Option<String>,
-    /// Seconds to wait (transient codes).
-    pub retry_after: Option<u64>,
+    /// Seconds to wait (transient codes; u32 keeps the error small, and
+    /// Keeper's larger values saturate).
+    pub retry_after: Option<u32>,
     /// A `next:` action that replaces the code's default one.
     pub next: Option<String>,
 }
 
 impl ToolError {
     /// An error with a code and message, no issues.
-    pub fn new(code: ProblemCode, message: impl Into<String>) -> Self {
+    pub fn new(code: impl Into<Open<ProblemCode>>, message: impl Into<String>) -> Self {
         Self {
-            code,
+            code: code.into(),
             message: message.into(),
             issues: Vec::new(),
             head: None,
@@ -80,10 +82,15 @@ impl ToolError {
         out
     }
 
-    /// The action of herald.md's table for this code.
+    /// The action of herald.md's table for this code; for a code this Herald
+    /// does not know, [`unknown_code_next`] (never "retry").
     fn default_next(&self) -> String {
         use ProblemCode::*;
-        match self.code {
+        let code = match &self.code {
+            Open::Known(code) => *code,
+            Open::Other(_) => return unknown_code_next(None, None),
+        };
+        match code {
             StaleHead => match &self.head {
                 Some(head) => format!(
                     "the branch head is now {head}; re-read what you are changing, then retry with expected_head: {head}"
@@ -109,7 +116,7 @@ impl ToolError {
             }
             RateLimited | BranchBusy | KeeperUnavailable => format!(
                 "retry after {} s",
-                self.retry_after.unwrap_or(DEFAULT_RETRY_DELAY_S)
+                self.retry_after.map_or(DEFAULT_RETRY_DELAY_S, u64::from)
             ),
         }
     }
@@ -121,6 +128,23 @@ impl ToolError {
             is_error: true,
             structured: None,
         }
+    }
+}
+
+/// The `next:` action for a problem code this Herald does not know (a newer
+/// Keeper's). Only what is transient by its status (429, 503: Herald has
+/// already resent it `keeper.max_retries` times) is worth retrying; anything
+/// else would fail again the same way.
+pub fn unknown_code_next(status: Option<u16>, retry_after: Option<u64>) -> String {
+    match status {
+        Some(429 | 503) => format!(
+            "retry after {} s",
+            retry_after.unwrap_or(DEFAULT_RETRY_DELAY_S)
+        ),
+        Some(status @ 500..) => format!(
+            "do not repeat the same call: Keeper failed (HTTP {status}); report Keeper's message above"
+        ),
+        _ => "do not repeat the same call: act on Keeper's message above (its code is newer than this Herald)".into(),
     }
 }
 
@@ -143,13 +167,17 @@ impl From<Problem> for ToolError {
         } else {
             p.detail
         };
+        let next = match &p.code {
+            Open::Known(_) => None,
+            Open::Other(_) => Some(unknown_code_next(Some(p.status), p.retry_after)),
+        };
         Self {
             code: p.code,
             message,
             issues: p.issues,
             head: p.head,
-            retry_after: p.retry_after,
-            next: None,
+            retry_after: p.retry_after.map(|s| u32::try_from(s).unwrap_or(u32::MAX)),
+            next,
         }
     }
 }
@@ -162,8 +190,11 @@ impl From<KeeperError> for ToolError {
             KeeperError::Unavailable(message) | KeeperError::Setup(message) => {
                 Self::new(code, message)
             }
+            // An answer Herald cannot read reads the same the next time.
             KeeperError::Protocol(message) => {
-                Self::new(code, format!("unexpected answer from Keeper: {message}"))
+                Self::new(code, format!("unexpected answer from Keeper: {message}")).with_next(
+                    "do not repeat the same call: Keeper's answer does not match the contract this Herald reads; report the message above",
+                )
             }
             KeeperError::TooLarge { endpoint, limit } => Self::new(
                 code,

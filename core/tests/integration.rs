@@ -27,4 +27,5 @@ mod tools_caps;
 mod tools_errors;
 mod tools_golden;
 mod tools_list;
+mod tools_newer_keeper;
 mod tools_proptest;

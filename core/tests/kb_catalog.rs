@@ -5,7 +5,7 @@ use crate::kb_support;
 
 use herald_core::kb::KbCatalog;
 use kb_support::{call, call_json, capture_logs, entry, open, write};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[test]
 fn only_visible_markdown_entries_are_indexed() {
@@ -87,6 +87,7 @@ fn a_file_without_frontmatter_is_an_entry() {
     assert_eq!(
         hits["hits"][0],
         json!({"path": "notes/dns.md", "type": "", "title": "CoreDNS timeouts",
+               "description": "", "resource": "", "tags": [],
                "score": hits["hits"][0]["score"]})
     );
     let bare = call_json(&catalog, "kb_get", json!({"path": "notes/bare.md"}));
@@ -195,14 +196,8 @@ fn frontmatter_fields_are_returned_when_present() {
         .iter()
         .find(|h| h["path"] == "curated/harbor.md")
         .unwrap();
-    let keys: Vec<&str> = full
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
     assert_eq!(
-        keys,
+        keys_of(full),
         [
             "path",
             "type",
@@ -221,13 +216,27 @@ fn frontmatter_fields_are_returned_when_present() {
         .iter()
         .find(|h| h["path"] == "hand/minimal.md")
         .unwrap();
-    let keys: Vec<&str> = minimal
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(keys, ["path", "type", "title", "score"]);
+    // description, resource and tags always (runlore-mcp.md), empty here.
+    assert_eq!(
+        keys_of(minimal),
+        [
+            "path",
+            "type",
+            "title",
+            "description",
+            "resource",
+            "tags",
+            "score"
+        ]
+    );
+    assert_eq!(
+        (
+            &minimal["description"],
+            &minimal["resource"],
+            &minimal["tags"]
+        ),
+        (&json!(""), &json!(""), &json!([]))
+    );
 
     // kb_get: every field, plus timestamp and fingerprint, plus the body.
     let got = call_json(&catalog, "kb_get", json!({"path": "curated/harbor.md"}));
@@ -242,18 +251,12 @@ fn frontmatter_fields_are_returned_when_present() {
         })
     );
     let got = call_json(&catalog, "kb_get", json!({"path": "hand/minimal.md"}));
-    let keys: Vec<&str> = got
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(keys, ["path", "type", "title", "body"]);
+    assert_eq!(keys_of(&got), ["path", "type", "title", "body"]);
 
     // The text format: frontmatter lines, then the body.
     let text = call(&catalog, "kb_get", json!({"path": "curated/harbor.md"}));
     assert!(!text.is_error);
-    assert!(text.structured.is_some()); // structuredContent in both formats
+    assert!(text.structured.is_none()); // by default a text answer is text alone
     assert!(
         text.text
             .starts_with("---\npath: curated/harbor.md\ntype: runbook\n"),
@@ -340,4 +343,9 @@ fn an_unreadable_catalog_fails_to_open() {
     let catalog = open(empty.path());
     assert!(catalog.is_empty());
     assert!(catalog.search("anything", 5).unwrap().is_empty());
+}
+
+/// An object's keys, in order.
+fn keys_of(v: &Value) -> Vec<&str> {
+    v.as_object().unwrap().keys().map(String::as_str).collect()
 }

@@ -207,13 +207,14 @@ async fn changes_pages_back_to_since_within_the_bound() {
     );
 }
 
-/// `output.schemas = false` (hosts that show the model only
-/// `structuredContent`): the text format answers with text alone, the json
-/// format still with structured content, and failures are unchanged.
+/// The default, `output.schemas = false` (hosts that show the model only
+/// `structuredContent` then show the text): the text format answers with
+/// text alone, the json format with structured content, and failures are
+/// unchanged.
 #[tokio::test]
-async fn without_output_schemas_the_text_format_is_text_alone() {
+async fn by_default_the_text_format_is_text_alone() {
     let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();
-    let t = toolbox_on(&sandbox.url(), "supply", |s| s.output.schemas = false);
+    let t = toolbox_on(&sandbox.url(), "supply", |_| {});
     let text = call(&t, "lorebase_get", json!({"ref": "Supplier/S-1001"})).await;
     assert!(!text.is_error, "{}", text.text);
     assert!(text.structured.is_none());
@@ -229,4 +230,37 @@ async fn without_output_schemas_the_text_format_is_text_alone() {
     let failed = call(&t, "lorebase_get", json!({"ref": "Supplier/S-0000"})).await;
     assert!(failed.is_error && failed.structured.is_none());
     assert!(failed.text.starts_with("[not-found]"), "{}", failed.text);
+}
+
+/// Identifiers are never cut in the JSON format, however tight the caps: the
+/// head a dry run reports is the next call's `expected_head`, whole.
+#[tokio::test]
+async fn json_caps_cut_the_text_around_identifiers_never_them() {
+    let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();
+    let t = toolbox_on(&sandbox.url(), "supply", |s| {
+        s.output.max_value_chars = 16;
+        s.output.max_chars = 1_500;
+    });
+    let args = json!({"operation": "update_supplier", "format": "json",
+        "parameters": {"supplier_code": "S-1001", "risk_score": 50}});
+    let out = call(&t, "lorebase_execute", args).await;
+    let v = out.structured.expect("json");
+    let head = v["head"].as_str().unwrap();
+    assert_eq!(head.len(), 64, "{v}");
+    assert!(head.bytes().all(|b| b.is_ascii_hexdigit()), "{v}");
+    assert_eq!(v["edits"][0]["ref"], "Supplier/S-1001", "{v}");
+
+    let history = call(
+        &t,
+        "lorebase_history",
+        json!({"ref": "Supplier/S-1001", "values": true, "format": "json"}),
+    )
+    .await;
+    let v = history.structured.expect("json");
+    assert!(serde_json::to_string(&v).unwrap().chars().count() <= 1_500);
+    for entry in v["entries"].as_array().unwrap() {
+        assert_eq!(entry["revision"].as_str().unwrap().len(), 64, "{v}");
+    }
+    // The long text around them was cut, and says so.
+    assert!(v["cuts"].as_array().is_some_and(|c| !c.is_empty()), "{v}");
 }

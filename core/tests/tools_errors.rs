@@ -110,11 +110,6 @@ async fn bad_arguments_fail_before_any_keeper_call() {
         ),
         (
             "lorebase_execute",
-            json!({"operation": "flag_supplier_risk", "parameters": {}, "auto_propose": true}),
-            "auto_propose",
-        ),
-        (
-            "lorebase_execute",
             json!({"operation": "flag supplier", "parameters": {}}),
             "operation",
         ),
@@ -228,6 +223,25 @@ async fn keeper_problems_come_back_with_their_code_and_next_step() {
     .await;
     assert_error(&stale, "stale-head");
     assert!(stale.text.contains("expected_head"), "{}", stale.text);
+}
+
+/// herald.md: `intent`, `auto_propose` and `auto_merge` are always passed on
+/// and Keeper's problem text is returned unchanged.
+#[tokio::test]
+async fn auto_propose_without_a_task_is_keepers_to_refuse() {
+    let (sandbox, t) = sandbox_toolbox("supply").await;
+    let out = call(
+        &t,
+        "lorebase_execute",
+        json!({"operation": "flag_supplier_risk", "dry_run": false, "auto_propose": true, "auto_merge": true,
+        "intent": "check", "parameters": {"supplier_code": "S-1001", "reason": "late"}}),
+    )
+    .await;
+    assert_eq!(sandbox.request_count(), 1, "Keeper was asked");
+    assert_eq!(
+        out.text,
+        "[validation-failed] the request is not valid\n  auto_propose: auto_propose needs a task (and an intent)\nnext: fix the issues above (one per line, with its path), then call again"
+    );
 }
 
 #[tokio::test]

@@ -10,18 +10,20 @@ use crate::tools_support;
 use std::path::PathBuf;
 
 use herald_core::tools::Toolbox;
+use lorebase_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{Value, json};
-use tools_support::{call, sandbox_toolbox, schema_violations};
+use tools_support::{call, sandbox_toolbox, schema_violations, toolbox_on};
 
 /// One golden case: a name for the files, the Domain, the tool, its arguments.
-struct Case {
-    stem: &'static str,
-    domain: &'static str,
-    tool: &'static str,
-    args: Value,
+pub(crate) struct Case {
+    pub stem: &'static str,
+    pub domain: &'static str,
+    pub tool: &'static str,
+    pub args: Value,
 }
 
-fn cases() -> Vec<Case> {
+/// Every golden case (also run on the newer-Keeper sandbox, `tools_newer_keeper`).
+pub(crate) fn cases() -> Vec<Case> {
     let c = |stem, domain, tool, args| Case {
         stem,
         domain,
@@ -138,6 +140,12 @@ fn cases() -> Vec<Case> {
             "lorebase_lineage",
             json!({"ref": "Supplier/S-1001"}),
         ),
+        c(
+            "lineage_proposal",
+            "retail",
+            "lorebase_lineage",
+            json!({"ref": "Product/P-0002"}),
+        ),
         c("changes", "supply", "lorebase_changes", json!({})),
         c(
             "diff",
@@ -172,14 +180,14 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn golden_path(file: &str) -> PathBuf {
+pub(crate) fn golden_path(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(file)
 }
 
 /// The Revision ids of the sample data (the same on every start).
-async fn sample_revisions() -> Vec<String> {
+pub(crate) async fn sample_revisions() -> Vec<String> {
     let mut ids = Vec::new();
     for domain in ["supply", "retail"] {
         let (_sandbox, t) = sandbox_toolbox(domain).await;
@@ -193,7 +201,7 @@ async fn sample_revisions() -> Vec<String> {
 
 /// Replaces what a write makes anew (its Revision id, from the clock; its
 /// Proposal id) with placeholders, so goldens of writes are stable.
-fn mask_new_ids(text: &str, known: &[String]) -> String {
+pub(crate) fn mask_new_ids(text: &str, known: &[String]) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -238,6 +246,13 @@ fn golden(file: &str, actual: &str) -> Option<String> {
     }
 }
 
+/// A sandbox and a toolbox on it with `output.schemas` on.
+async fn toolbox_with_schemas(domain: &str) -> (Sandbox, Toolbox) {
+    let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();
+    let t = toolbox_on(&sandbox.url(), domain, |s| s.output.schemas = true);
+    (sandbox, t)
+}
+
 fn output_schema(t: &Toolbox, tool: &str) -> Value {
     t.definitions()
         .into_iter()
@@ -258,6 +273,8 @@ async fn every_tool_in_both_formats_matches_its_golden_output() {
         tools_seen.insert(case.tool);
         let text = call(&t, case.tool, case.args.clone()).await;
         assert!(!text.is_error, "{}: {}", case.stem, text.text);
+        // By default a text answer is its text alone (no structuredContent).
+        assert_eq!(text.structured, None, "{}", case.stem);
         let masked = mask_new_ids(&format!("{}\n", text.text), &known);
         failures.extend(golden(&format!("{}.txt", case.stem), &masked));
 
@@ -273,18 +290,27 @@ async fn every_tool_in_both_formats_matches_its_golden_output() {
             "{}: text block and structured content differ",
             case.stem
         );
-        // The text format carries the same structured content (an output schema
-        // obliges it); `format` chooses the text block only. The two calls ran
-        // on two sandboxes, so a new revision's id (it hashes the commit time)
-        // may differ between them: compare with new ids masked.
+        // With output schemas on, the text format carries the same structured
+        // content (an output schema obliges it) and the same text block. The
+        // calls ran on separate sandboxes, so a new revision's id (it hashes
+        // the commit time) may differ between them: compare with new ids masked.
+        let (_sandbox, with_schemas) = toolbox_with_schemas(case.domain).await;
+        let text_on = call(&with_schemas, case.tool, case.args.clone()).await;
         let masked_json = |v: &Value| mask_new_ids(&v.to_string(), &known);
         assert_eq!(
-            text.structured.as_ref().map(masked_json),
+            text_on.structured.as_ref().map(masked_json),
             Some(masked_json(&structured)),
             "{}",
             case.stem
         );
-        let violations = schema_violations(&output_schema(&t, case.tool), &structured);
+        assert_eq!(
+            mask_new_ids(&format!("{}\n", text_on.text), &known),
+            masked,
+            "{}",
+            case.stem
+        );
+        let schema = output_schema(&with_schemas, case.tool);
+        let violations = schema_violations(&schema, &structured);
         assert!(
             violations.is_empty(),
             "{}: output schema violations {violations:?}",
@@ -425,9 +451,11 @@ async fn resolve_then_query_answers_red_shoes_per_brand() {
             )
         );
     }
-    // ...then the rows, `ref "title" | attr=value`, then coverage lines.
-    let rows = &lines[groups.len() + 1..];
+    // ...then the rows, `ref "title" | attr=value` (herald.md: "then the
+    // rows"), then the `rows: N of M` footer and the coverage lines.
+    let rows = &lines[groups.len()..];
     let n_rows = answer["rows"].as_array().unwrap().len();
+    assert!(n_rows > 0);
     for (line, row) in rows.iter().zip(answer["rows"].as_array().unwrap()) {
         let head = format!(
             "{} \"{}\" | ",
@@ -440,8 +468,16 @@ async fn resolve_then_query_answers_red_shoes_per_brand() {
             row["values"]["brand"].as_str().unwrap()
         )));
     }
+    assert_eq!(
+        rows[n_rows],
+        format!(
+            "rows: {n_rows} of {} (rev {}...)",
+            answer["total"],
+            &answer["revision"].as_str().unwrap()[..12]
+        )
+    );
     assert!(
-        rows[n_rows..]
+        rows[n_rows + 1..]
             .iter()
             .all(|l| l.starts_with("coverage: ") || l.starts_with("next_cursor: "))
     );

@@ -1,7 +1,8 @@
 //! The tool list models see: one checked-in snapshot per tool
 //! (`tests/snapshots/tools/<name>.json`, the definition as `tools/list` sends
-//! it), so a change to one tool's name, description, schemas or annotations
-//! is one small reviewed diff; plus the rules every definition follows.
+//! it with `output.schemas` on; by default the same without `outputSchema`),
+//! so a change to one tool's name, description, schemas or annotations is one
+//! small reviewed diff; plus the rules every definition follows.
 //!
 //! `UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration tools_list::`
 //! rewrites the snapshots.
@@ -51,7 +52,11 @@ fn every_tool_matches_its_snapshot() {
         "---\ntitle: A\n---\nbody\n",
     )
     .unwrap();
-    let defs = toolbox(|s| s.kb.dir = Some(catalog.path().to_path_buf())).definitions();
+    let defs = toolbox(|s| {
+        s.kb.dir = Some(catalog.path().to_path_buf());
+        s.output.schemas = true;
+    })
+    .definitions();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools");
     let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
     let mut drifted = Vec::new();
@@ -93,7 +98,7 @@ fn fourteen_tools_in_table_order() {
 
 #[test]
 fn every_definition_follows_the_rules() {
-    for d in toolbox(|_| {}).definitions() {
+    for d in toolbox(|s| s.output.schemas = true).definitions() {
         let s = &d.input_schema;
         assert_eq!(s["type"], "object", "{}", d.name);
         assert_eq!(s["additionalProperties"], false, "{}", d.name);
@@ -221,17 +226,24 @@ fn an_unreadable_catalog_fails_the_toolbox() {
     assert!(!err.to_string().is_empty());
 }
 
+/// Output schemas are opt-in (`output.schemas`): by default no tool declares
+/// one, and the definitions are the snapshots without `outputSchema`.
 #[test]
-fn without_output_schemas_no_tool_declares_one() {
+fn output_schemas_are_opt_in() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("entry.md"), "---\ntitle: A\n---\nbody\n").unwrap();
-    let with = toolbox(|s| s.kb.dir = Some(dir.path().to_path_buf()));
-    assert!(with.definitions().iter().all(|d| d.output_schema.is_some()));
-    let without = toolbox(|s| {
-        s.kb.dir = Some(dir.path().to_path_buf());
-        s.output.schemas = false;
-    });
-    let defs = without.definitions();
+    let default = toolbox(|s| s.kb.dir = Some(dir.path().to_path_buf()));
+    let defs = default.definitions();
     assert_eq!(defs.len(), 16);
     assert!(defs.iter().all(|d| d.output_schema.is_none()));
+    let with = toolbox(|s| {
+        s.kb.dir = Some(dir.path().to_path_buf());
+        s.output.schemas = true;
+    });
+    for (plain, full) in defs.iter().zip(with.definitions()) {
+        assert!(full.output_schema.is_some(), "{}", full.name);
+        let mut without = full.clone();
+        without.output_schema = None;
+        assert_eq!(plain, &without);
+    }
 }

@@ -198,7 +198,7 @@ describe('the launcher', () => {
 
   test('demo under npx prints npx host configurations', async () => {
     const stderr = await demoConfigs({ npm_command: 'exec' })
-    assert.match(stderr, /claude mcp add \S+ -e LOREBASE__HERALD__OUTPUT__SCHEMAS=false -- npx -y lorebase-herald demo/)
+    assert.match(stderr, /claude mcp add \S+ -- npx -y lorebase-herald demo/)
     assert.match(stderr, /"command": "npx"/)
   })
 

@@ -142,8 +142,8 @@ def test_uvx_over_streamable_http(http_server: Dict[str, Any], sandbox: Any, rea
 
 
 def test_text_format_over_stdio(uvx_command: List[str], sandbox: Any, reader_key: str) -> None:
-    """The default text format also carries structuredContent (the SDK client checks it
-    against the tool's outputSchema and refuses an answer without it)."""
+    """The default text format over stdio: the compact text, the same as in-process,
+    and no structuredContent (output schemas are opt-in, output.schemas)."""
     env = clean_env(LOREBASE_URL=sandbox.url, LOREBASE_API_KEY=reader_key, LOREBASE_DOMAIN="supply")
     params = StdioServerParameters(command=uvx_command[0], args=uvx_command[1:], env=env)
 
@@ -155,6 +155,7 @@ def test_text_format_over_stdio(uvx_command: List[str], sandbox: Any, reader_key
                     await session.list_tools()
                     result = await session.call_tool("lorebase_get", {"ref": SUPPLIER})
                     assert result.is_error is False
+                    assert result.structured_content is None
                     text = "".join(block.text for block in result.content if block.type == "text")
                     assert text == _expected(sandbox, reader_key).call_tool("lorebase_get", {"ref": SUPPLIER}).text
 

@@ -6,18 +6,22 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::Deserialize;
+use serde_json::Value;
 
 /// What an injected fault does to one API call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FaultAction {
     /// Answer this HTTP status with a problem body (429 `rate-limited`, 423
-    /// `branch-busy`, anything else `keeper-unavailable`), with `Retry-After`
-    /// when given.
+    /// `branch-busy`, anything else `keeper-unavailable`), or with `body`
+    /// exactly when given (a problem a newer Keeper could send, or none), and
+    /// with `Retry-After` when given.
     Status {
         /// The HTTP status.
         status: u16,
         /// Seconds for the `Retry-After` header.
         retry_after: Option<u64>,
+        /// The body to answer instead of the sandbox's problem.
+        body: Option<Value>,
     },
     /// Wait this long, then answer normally.
     Delay(Duration),
@@ -41,9 +45,20 @@ impl Fault {
             action: FaultAction::Status {
                 status,
                 retry_after: None,
+                body: None,
             },
             count: 1,
         }
+    }
+
+    /// Answer `status` with exactly this JSON body (status faults only):
+    /// `Fault::status(409).body(json!({"code": "conflict", "detail": "..."}))`,
+    /// or an answer Herald cannot read, `Fault::status(200).body(json!({}))`.
+    pub fn body(mut self, json: Value) -> Self {
+        if let FaultAction::Status { body, .. } = &mut self.action {
+            *body = Some(json);
+        }
+        self
     }
 
     /// Wait, then answer normally.
@@ -85,6 +100,7 @@ pub(crate) struct FaultSpec {
     count: u32,
     status: Option<u16>,
     retry_after: Option<u64>,
+    body: Option<Value>,
     delay_ms: Option<u64>,
     #[serde(default)]
     drop: bool,
@@ -104,16 +120,22 @@ impl FaultSpec {
         if chosen != 1 {
             return Err("give exactly one of status, delay_ms or drop: true".into());
         }
-        if self.retry_after.is_some() && self.status.is_none() {
-            return Err("retry_after goes with status".into());
+        if (self.retry_after.is_some() || self.body.is_some()) && self.status.is_none() {
+            return Err("retry_after and body go with status".into());
         }
         let fault = if let Some(status) = self.status {
-            if !(400..=599).contains(&status) {
-                return Err("status must be 400..599".into());
+            // An answer of a newer Keeper may be a 2xx; a fault without a
+            // body is a problem.
+            let lowest = if self.body.is_some() { 200 } else { 400 };
+            if !(lowest..=599).contains(&status) {
+                return Err("status must be 400..599 (200..599 with a body)".into());
             }
-            let f = Fault::status(status);
-            match self.retry_after {
-                Some(s) => f.retry_after(s),
+            let mut f = Fault::status(status);
+            if let Some(s) = self.retry_after {
+                f = f.retry_after(s);
+            }
+            match self.body {
+                Some(body) => f.body(body),
                 None => f,
             }
         } else if let Some(ms) = self.delay_ms {
@@ -178,6 +200,7 @@ mod tests {
         let first = FaultAction::Status {
             status: 429,
             retry_after: Some(2),
+            body: None,
         };
         assert_eq!(q.next(), Some(first.clone()));
         assert_eq!(q.next(), Some(first));
@@ -192,6 +215,18 @@ mod tests {
             .into_fault()
             .unwrap();
         assert_eq!(f, Fault::status(503).times(3));
+        let f = spec(serde_json::json!({"status": 409, "body": {"code": "conflict"}}))
+            .into_fault()
+            .unwrap();
+        assert_eq!(
+            f,
+            Fault::status(409).body(serde_json::json!({"code": "conflict"}))
+        );
+        assert!(
+            spec(serde_json::json!({"drop": true, "body": {}}))
+                .into_fault()
+                .is_err()
+        );
         assert!(
             spec(serde_json::json!({"status": 503, "drop": true}))
                 .into_fault()

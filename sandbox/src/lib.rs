@@ -27,6 +27,7 @@ mod data;
 mod engine;
 mod faults;
 mod http;
+pub mod newer;
 mod options;
 mod problem;
 mod server;
@@ -94,6 +95,11 @@ impl Sandbox {
         self.addr
     }
 
+    /// Whether it answers as a newer Keeper ([`newer`]).
+    pub fn is_newer_keeper(&self) -> bool {
+        self.state.newer.is_some()
+    }
+
     /// The auth mode.
     pub fn auth(&self) -> AuthMode {
         self.state.auth
@@ -136,12 +142,15 @@ impl Sandbox {
 
     /// The line the binary prints when ready: `LOREBASE_SANDBOX_READY {json}`.
     pub fn ready_line(&self) -> String {
-        let body = serde_json::json!({
+        let mut body = serde_json::json!({
             "url": self.url(),
             "auth": self.state.auth.as_str(),
             "domains": self.state.domain_names(),
             "keys": self.keys(),
         });
+        if self.state.newer.is_some() {
+            body["newer_keeper"] = newer::NewerKeeper::describe();
+        }
         format!("LOREBASE_SANDBOX_READY {body}")
     }
 }

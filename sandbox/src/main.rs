@@ -27,6 +27,11 @@ struct Cli {
     /// Add the Domain `synthetic` with this many Records (benchmarks).
     #[arg(long)]
     synthetic: Option<usize>,
+    /// Answer as a Keeper one release ahead of the contract: extra fields,
+    /// enum values and problem codes it does not list (the READY line's
+    /// `newer_keeper` says which).
+    #[arg(long, env = "LOREBASE_SANDBOX_NEWER_KEEPER")]
+    newer_keeper: bool,
 }
 
 #[tokio::main]
@@ -46,6 +51,7 @@ async fn main() -> ExitCode {
         auth: cli.auth,
         seed: cli.seed,
         synthetic: cli.synthetic,
+        newer_keeper: cli.newer_keeper,
         ..Default::default()
     };
     let sandbox = match Sandbox::start(options).await {

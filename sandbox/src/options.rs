@@ -19,6 +19,10 @@ pub struct SandboxOptions {
     /// A lexical search ranks at most this many matches when every term is
     /// that common (`truncated_candidates`), default 200.
     pub search_candidate_cap: usize,
+    /// Answer as a Keeper one release ahead of the contract would: extra
+    /// fields, enum values and problem codes the contract does not list
+    /// ([`crate::newer`]). Default false.
+    pub newer_keeper: bool,
 }
 
 impl Default for SandboxOptions {
@@ -30,6 +34,7 @@ impl Default for SandboxOptions {
             seed: None,
             synthetic: None,
             search_candidate_cap: 200,
+            newer_keeper: false,
         }
     }
 }

@@ -83,7 +83,7 @@ impl ApiError {
             title: title(self.code).into(),
             status: self.http_status(),
             detail: self.detail.clone(),
-            code: self.code,
+            code: self.code.into(),
             issues: self.issues.clone(),
             head: self.head.clone(),
             retry_after: self.retry_after,

@@ -5,12 +5,14 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use axum::Json;
 use axum::body::Body;
-use axum::http::{Request, Response, StatusCode};
+use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use axum::response::IntoResponse;
 use herald_core::keeper::model::ProblemCode;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
@@ -23,8 +25,24 @@ use crate::state::AppState;
 #[error("connection dropped by an injected fault")]
 struct DroppedConnection;
 
-/// The problem answered by a status fault.
-fn fault_response(status: u16, retry_after: Option<u64>) -> Response<Body> {
+/// The answer of a status fault: its own body when it has one, else a
+/// problem with the code the status stands for.
+fn fault_response(status: u16, retry_after: Option<u64>, body: Option<Value>) -> Response<Body> {
+    if let Some(body) = body {
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+        let mut response = (status, Json(body)).into_response();
+        let headers = response.headers_mut();
+        if !status.is_success() {
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/problem+json"),
+            );
+        }
+        if let Some(secs) = retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        return response;
+    }
     let code = match status {
         429 => ProblemCode::RateLimited,
         423 => ProblemCode::BranchBusy,
@@ -66,15 +84,21 @@ async fn handle(
             Some(FaultAction::Status {
                 status,
                 retry_after,
+                body,
             }) => {
                 tracing::info!(path = %req.uri().path(), status, "fault: answering a status");
-                return Ok(fault_response(status, retry_after));
+                return Ok(fault_response(status, retry_after, body));
             }
             None => {}
         }
     }
+    let api = req.uri().path().starts_with("/api/");
     let response: Result<Response<Body>, Infallible> = router.oneshot(req.map(Body::new)).await;
-    Ok(response.unwrap_or_else(|never| match never {}))
+    let response = response.unwrap_or_else(|never| match never {});
+    Ok(match state.newer {
+        Some(newer) if api => newer.rewrite(response).await,
+        _ => response,
+    })
 }
 
 /// Accepts connections until `shutdown` fires.

@@ -9,6 +9,7 @@ use crate::auth::{AuthMode, KeyRing, Principal};
 use crate::data::{SAMPLE_FILES, load_domain, synthetic_file};
 use crate::engine::ReadView;
 use crate::faults::FaultQueue;
+use crate::newer::NewerKeeper;
 use crate::options::{SandboxError, SandboxOptions};
 use crate::problem::{ApiError, ApiResult};
 use crate::store::DomainState;
@@ -20,6 +21,8 @@ pub(crate) struct AppState {
     pub faults: FaultQueue,
     pub requests: AtomicU64,
     pub candidate_cap: usize,
+    /// Answers are rewritten as a newer Keeper's ([`crate::newer`]).
+    pub newer: Option<NewerKeeper>,
     domains: RwLock<BTreeMap<String, DomainState>>,
     initial: BTreeMap<String, DomainState>,
 }
@@ -43,6 +46,7 @@ impl AppState {
             faults: FaultQueue::default(),
             requests: AtomicU64::new(0),
             candidate_cap: options.search_candidate_cap.max(1),
+            newer: options.newer_keeper.then_some(NewerKeeper),
             domains: RwLock::new(initial.clone()),
             initial,
         })

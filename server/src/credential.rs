@@ -41,7 +41,7 @@ impl CredentialError {
     /// The tool error a model sees (`[unauthorized] ...`, do not retry).
     pub fn to_output(self) -> RenderedOutput {
         ToolError {
-            code: ProblemCode::Unauthorized,
+            code: ProblemCode::Unauthorized.into(),
             message: self.to_string(),
             issues: Vec::new(),
             head: None,

@@ -91,11 +91,6 @@ pub async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerError> {
     Ok(0)
 }
 
-/// What the Claude Code configuration adds: Claude Code shows the model only
-/// `structuredContent` when a result has it, so Herald declares no output
-/// schemas there and the text format reaches the model (`output.schemas`).
-pub const CLAUDE_CODE_ENV: &str = "LOREBASE__HERALD__OUTPUT__SCHEMAS=false";
-
 /// The stdio host configurations: the host starts `<launcher> demo`.
 pub fn stdio_configs(launcher: &Launcher) -> String {
     let mut args = launcher.args.clone();
@@ -111,7 +106,7 @@ pub fn stdio_configs(launcher: &Launcher) -> String {
     format!(
         "\nLorebase Herald demo: a sample Keeper with the Domains supply and retail.\n\
          Add it to your MCP host (the host starts this command itself):\n\n\
-         Claude Code:\n  claude mcp add {DEMO_SERVER_NAME} -e {CLAUDE_CODE_ENV} -- {command_line}\n\n\
+         Claude Code:\n  claude mcp add {DEMO_SERVER_NAME} -- {command_line}\n\n\
          Cursor (.cursor/mcp.json):\n{}\n\n\
          VS Code:\n  code --add-mcp {}\n\n",
         indent(&serde_json::to_string_pretty(&cursor).unwrap_or_default()),
@@ -188,9 +183,7 @@ mod tests {
             command: "npx".into(),
             args: vec!["lorebase-herald".into()],
         });
-        assert!(text.contains(
-            "claude mcp add lorebase-demo -e LOREBASE__HERALD__OUTPUT__SCHEMAS=false -- npx lorebase-herald demo"
-        ));
+        assert!(text.contains("claude mcp add lorebase-demo -- npx lorebase-herald demo"));
         assert!(text.contains("\"command\": \"npx\""));
         assert!(text.contains(r#"code --add-mcp '{"name":"lorebase-demo","type":"stdio","command":"npx","args":["lorebase-herald","demo"]}'"#));
     }

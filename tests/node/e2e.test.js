@@ -2,6 +2,8 @@
 // over Streamable HTTP, against the sandbox Keeper in api_key mode:
 // initialize, list tools/resources/prompts, read each resource, get the
 // prompt, complete arguments, call every tool, a tool error, an unknown tool.
+// With the defaults and, over stdio, with output schemas on (the SDK client
+// then validates every structuredContent against the tool's outputSchema).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -15,8 +17,8 @@ import {
 const RECORD_TEMPLATE = 'lorebase://{domain}/{kind}/{key}';
 const LENS_TEMPLATE = 'lorebase://{domain}/lenses/{lens}';
 
-for (const transport of ['stdio', 'http']) {
-  describe(`over ${transport}`, () => {
+for (const [transport, schemas] of [['stdio', false], ['http', false], ['stdio', true]]) {
+  describe(`over ${transport}${schemas ? ' with output schemas' : ''}`, () => {
     let sandbox;
     let herald;
     let client;
@@ -27,10 +29,11 @@ for (const transport of ['stdio', 'http']) {
       const key = sandbox.keys.usr_steward;
       const auth = { Authorization: `Bearer ${key}` };
       calls = await toolCalls(sandbox.url, auth);
+      const env = schemas ? { LOREBASE__HERALD__OUTPUT__SCHEMAS: 'true' } : {};
       if (transport === 'stdio') {
-        client = await stdioClient(sandbox.url, { env: { LOREBASE_API_KEY: key } });
+        client = await stdioClient(sandbox.url, { env: { LOREBASE_API_KEY: key, ...env } });
       } else {
-        herald = await startHttpHerald(sandbox.url);
+        herald = await startHttpHerald(sandbox.url, { env });
         client = await httpClient(herald.url, auth);
       }
     });
@@ -55,7 +58,8 @@ for (const transport of ['stdio', 'http']) {
       assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES);
       for (const t of tools) {
         assert.equal(t.inputSchema.type, 'object', t.name);
-        assert.ok(t.outputSchema, t.name);
+        // Output schemas are opt-in (output.schemas).
+        assert.equal(Boolean(t.outputSchema), schemas, t.name);
         assert.equal(t.annotations.readOnlyHint, t.name !== 'lorebase_execute', t.name);
       }
     });
@@ -66,6 +70,10 @@ for (const transport of ['stdio', 'http']) {
         const text = await client.callTool({ name: call.tool, arguments: call.arguments });
         assert.equal(text.isError, false, `${call.tool}: ${textOf(text)}`);
         assert.ok(textOf(text).includes(call.expect), `${call.tool}: ${textOf(text)}`);
+        // The text format: text alone by default; with output schemas, the
+        // JSON shape as structuredContent beside the compact text.
+        assert.equal(typeof text.structuredContent, schemas ? 'object' : 'undefined', call.tool);
+        assert.ok(!textOf(text).startsWith('{'), call.tool);
         const json = await client.callTool({ name: call.tool, arguments: { ...call.arguments, format: 'json' } });
         assert.equal(json.isError, false, call.tool);
         assert.equal(typeof json.structuredContent, 'object', call.tool);

@@ -4,7 +4,9 @@
 //
 // Binaries: HERALD_BIN and SANDBOX_BIN, else target/debug/lorebase-herald and
 // target/debug/lorebase-sandbox of this checkout, built with cargo first
-// (HERALD_NO_BUILD=1 skips the build).
+// (HERALD_NO_BUILD=1 skips the build). HERALD_TEST_NEWER_KEEPER=1 starts every
+// sandbox Keeper as a newer Keeper (`--newer-keeper`): every test must pass
+// the same way (scripts/test-newer-keeper.sh).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -93,13 +95,18 @@ export function stop(child, signal = 'SIGTERM') {
   });
 }
 
+/** Whether the sandbox Keepers answer as a newer Keeper (HERALD_TEST_NEWER_KEEPER=1). */
+export const NEWER_KEEPER = process.env.HERALD_TEST_NEWER_KEEPER === '1';
+
 /** Starts the sandbox Keeper (`none` or `api_key`). */
 export async function startSandbox(auth = 'none') {
-  const child = spawn(binaries().sandbox, ['--port', '0', '--auth', auth, '--seed', '7'], {
+  const args = ['--port', '0', '--auth', auth, '--seed', '7', ...(NEWER_KEEPER ? ['--newer-keeper'] : [])];
+  const child = spawn(binaries().sandbox, args, {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: cleanEnv(),
   });
   const ready = await readyLine(child, 'LOREBASE_SANDBOX_READY');
+  if (('newer_keeper' in ready) !== NEWER_KEEPER) throw new Error(`not the sandbox asked for: ${JSON.stringify(ready)}`);
   const keys = Object.fromEntries((ready.keys ?? []).map((k) => [k.principal, k.key]));
   return { url: ready.url, keys, child, stop: () => stop(child) };
 }

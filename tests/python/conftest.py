@@ -8,6 +8,11 @@ checkout, built with cargo first (HERALD_NO_BUILD=1 skips the build).
 Every process is real: the sandbox Keeper on an ephemeral port (its
 LOREBASE_SANDBOX_READY line gives the URL and keys), Herald over real stdio
 pipes or a real HTTP port (its LOREBASE_HERALD_READY line gives the URL).
+
+HERALD_TEST_NEWER_KEEPER=1 starts every sandbox Keeper in its newer-Keeper
+mode (`--newer-keeper`: extra fields, enum values and problem codes the
+contract does not list); every test must pass the same way
+(scripts/test-newer-keeper.sh).
 """
 
 from __future__ import annotations
@@ -146,6 +151,8 @@ class Sandbox:
     auth: str
     keys: dict[str, str]
     proc: subprocess.Popen
+    # The READY line's `newer_keeper` (what that mode renames and adds), or None.
+    newer: dict | None = None
 
     def admin(self, method: str, path: str, body: dict | None = None) -> dict:
         with httpx2.Client(timeout=10) as c:
@@ -157,16 +164,24 @@ class Sandbox:
         return int(self.admin("GET", "stats")["requests"])
 
 
-def start_sandbox(binaries: dict[str, str], auth: str) -> Sandbox:
+def newer_keeper() -> bool:
+    """Whether the sandbox Keepers answer as a newer Keeper (HERALD_TEST_NEWER_KEEPER=1)."""
+    return os.environ.get("HERALD_TEST_NEWER_KEEPER") == "1"
+
+
+def start_sandbox(binaries: dict[str, str], auth: str, newer: bool | None = None) -> Sandbox:
+    newer = newer_keeper() if newer is None else newer
     proc = subprocess.Popen(
-        [binaries["sandbox"], "--port", "0", "--auth", auth, "--seed", "7"],
+        [binaries["sandbox"], "--port", "0", "--auth", auth, "--seed", "7",
+         *(["--newer-keeper"] if newer else [])],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=clean_env(),
     )
     ready = json.loads(LineReader(proc.stdout).wait_for("LOREBASE_SANDBOX_READY"))
     keys = {k["principal"]: k["key"] for k in ready.get("keys", [])}
-    return Sandbox(url=ready["url"], auth=ready["auth"], keys=keys, proc=proc)
+    assert ("newer_keeper" in ready) == newer, ready
+    return Sandbox(url=ready["url"], auth=ready["auth"], keys=keys, proc=proc, newer=ready.get("newer_keeper"))
 
 
 @pytest.fixture(scope="session")

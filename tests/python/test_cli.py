@@ -40,7 +40,8 @@ def test_tools_json_is_what_a_model_sees(binaries):
     assert [t["name"] for t in tools] == TOOL_NAMES
     for t in tools:
         assert t["inputSchema"]["type"] == "object"
-        assert "annotations" in t and "outputSchema" in t
+        # Output schemas are opt-in (output.schemas).
+        assert "annotations" in t and "outputSchema" not in t
 
 
 def test_tools_text_and_selection(binaries):

@@ -64,7 +64,7 @@ def test_demo_stdio_configs_name_the_program(binaries):
     assert proc.returncode == 0
     assert out == b""
     text = err.decode()
-    assert (f"claude mcp add lorebase-demo -e LOREBASE__HERALD__OUTPUT__SCHEMAS=false -- "
+    assert (f"claude mcp add lorebase-demo -- "
             f"{binaries['herald']} demo") in text
     assert '"args": [\n' in text or '"args":' in text
 

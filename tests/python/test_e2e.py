@@ -59,7 +59,8 @@ async def test_tools_are_the_table_with_annotations_and_schemas(connect):
             assert t.title, t.name
             assert t.description, t.name
             assert t.input_schema["type"] == "object", t.name
-            assert t.output_schema is not None, t.name
+            # Output schemas are opt-in (output.schemas).
+            assert t.output_schema is None, t.name
             assert t.annotations is not None, t.name
             writes = t.name == "lorebase_execute"
             assert t.annotations.read_only_hint is (not writes), t.name
@@ -73,13 +74,13 @@ async def test_every_tool_answers_in_text(connect, calls):
             text = text_of(result)
             assert not result.is_error, f"{call['tool']}: {text}"
             assert call["expect"] in text, f"{call['tool']}: {text}"
-            # outputSchema is declared, so structuredContent comes in both formats.
-            assert isinstance(result.structured_content, dict), call["tool"]
+            # By default a text answer is its text alone (herald.md: json is
+            # the format also sent as structuredContent).
+            assert result.structured_content is None, call["tool"]
 
 
 async def test_every_tool_answers_in_json_with_structured_content(connect, calls):
     async with connect() as session:
-        # Listing first lets the SDK validate structuredContent against outputSchema.
         await session.list_tools()
         for call in calls:
             args = {**call["arguments"], "format": "json"}
@@ -89,26 +90,28 @@ async def test_every_tool_answers_in_json_with_structured_content(connect, calls
             assert json.loads(text_of(result)) == result.structured_content, call["tool"]
 
 
-async def test_without_output_schemas_text_reaches_the_client_alone(binaries, secured_sandbox, calls):
-    """`output.schemas: false` (for hosts such as Claude Code, which show the
-    model only structuredContent when a result has it): no tool declares an
-    outputSchema, the text format answers with its text block alone, json
-    still with structuredContent."""
+async def test_with_output_schemas_every_success_carries_conforming_structured_content(
+    binaries, secured_sandbox, calls
+):
+    """`output.schemas: true` (opt-in): every tool declares an outputSchema and
+    every success carries structuredContent, the text format included (MCP
+    requires it); the SDK client validates it against the schema (so a newer
+    Keeper's values must conform too). The text block stays the compact text."""
     key = secured_sandbox.keys["usr_steward"]
-    env = {"LOREBASE_API_KEY": key, "LOREBASE__HERALD__OUTPUT__SCHEMAS": "false"}
+    env = {"LOREBASE_API_KEY": key, "LOREBASE__HERALD__OUTPUT__SCHEMAS": "true"}
     async with stdio_session(binaries, secured_sandbox.url, env=env) as session:
         tools = (await session.list_tools()).tools
         assert [t.name for t in tools] == TOOL_NAMES
-        assert all(t.output_schema is None for t in tools)
+        assert all(t.output_schema is not None for t in tools)
         for call in calls:
             result = await session.call_tool(call["tool"], call["arguments"])
             text = text_of(result)
             assert not result.is_error, f"{call['tool']}: {text}"
             assert call["expect"] in text, f"{call['tool']}: {text}"
-            assert result.structured_content is None, call["tool"]
-        get = next(c for c in calls if c["tool"] == "lorebase_get")
-        result = await session.call_tool("lorebase_get", {**get["arguments"], "format": "json"})
-        assert json.loads(text_of(result)) == result.structured_content
+            assert not text.startswith("{"), f"{call['tool']}: the text block is the text format"
+            assert isinstance(result.structured_content, dict), call["tool"]
+            as_json = await session.call_tool(call["tool"], {**call["arguments"], "format": "json"})
+            assert json.loads(text_of(as_json)) == as_json.structured_content, call["tool"]
 
 
 async def test_a_tool_error_is_a_result_with_is_error(connect):

@@ -111,10 +111,13 @@ async def test_search_and_get_through_mcp(binaries, catalog, tmp_path):
             found = await session.call_tool("kb_search", {"query": query, "k": 1, "format": "json"})
             assert [h["path"] for h in found.structured_content["hits"]] == [path], query
 
-        # A hit without frontmatter: path, type, title, score only.
+        # A hit without frontmatter: description, resource and tags are there,
+        # empty (runlore-mcp.md lists them as returned); status and
+        # last_validated only when the entry has them.
         note = (await session.call_tool("kb_search", {"query": "karpenter", "format": "json"})).structured_content
         assert note["hits"][0]["title"] == "Karpenter EC2NodeClass drift"
-        assert sorted(note["hits"][0]) == ["path", "score", "title", "type"]
+        assert list(note["hits"][0]) == ["path", "type", "title", "description", "resource", "tags", "score"]
+        assert [note["hits"][0][k] for k in ("description", "resource", "tags")] == ["", "", []]
 
         # k: default 5, below 1 gives 5, capped at 20.
         for k, expected in [(None, 5), (0, 5), (-1, 5), (3, 3), (50, 20)]:

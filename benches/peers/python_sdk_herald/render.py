@@ -110,7 +110,6 @@ def query(q: dict) -> str:
             out.line(f"count {agg['kind']} {value}: {g['count']}")
         out.list(agg["groups"], "groups", "", group)
     rows = q.get("rows", [])
-    out.line(f"rows: {len(rows)} of {q['total']} (rev {short_id(q['revision'])})")
 
     def row(r):
         out.line(f"{r['ref']} {quoted(r.get('title', ''))}"
@@ -120,6 +119,7 @@ def query(q: dict) -> str:
                 f"  {rel} -> {n['ref']} {quoted(n.get('title', ''))}"
                 + "".join(f" | {k}={val(v)}" for k, v in sorted(n.get("values", {}).items()))))
     out.list(rows, "rows", "", row)
+    out.line(f"rows: {len(rows)} of {q['total']} (rev {short_id(q['revision'])})")
     if q.get("next_cursor"):
         out.line(f"next_cursor: {q['next_cursor']}")
     _coverage(out, q.get("coverage") or [])

@@ -63,6 +63,9 @@ def main() -> int:
     try:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LOREBASE")}
         env.update(LOREBASE_URL=sandbox.url, LOREBASE_API_KEY=sandbox.key, LOREBASE_DOMAIN="supply")
+        # The peer declares output schemas (the SDK publishes its models), so
+        # every success carries structuredContent: compare with Herald's opt-in.
+        env.update(LOREBASE__HERALD__OUTPUT__SCHEMAS="true")
         peer_tools, peer = answers([str(args.peer_python), str(HERE / "server.py")], env, args.log)
         herald_tools, herald = answers([str(args.herald)], env, args.log)
     finally:

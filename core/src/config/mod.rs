@@ -198,12 +198,14 @@ pub struct OutputSettings {
     pub max_items: usize,
     /// Longest single value in characters, default 500.
     pub max_value_chars: usize,
-    /// Declare each tool's output schema, and so send `structuredContent`
-    /// with every success, the `text` format included (default true). False
-    /// for hosts that show the model only `structuredContent` when a result
-    /// has it (Claude Code): tools then declare no output schema, and the
-    /// `text` format answers with its text block alone (`json` still sends
-    /// `structuredContent`).
+    /// Declare each tool's output schema (default false). Off, a `text`
+    /// answer is its text block alone and a `json` answer is the JSON as the
+    /// text block and as `structuredContent` (herald.md): hosts that show the
+    /// model only `structuredContent` when a result has it (Claude Code,
+    /// Codex, opencode) then show the compact text. On, for hosts that want
+    /// output schemas: MCP then requires `structuredContent` with every
+    /// success, so a `text` answer also carries the JSON shape as
+    /// `structuredContent`, its text block staying the compact text.
     pub schemas: bool,
 }
 
@@ -271,7 +273,7 @@ impl Default for Settings {
                 max_chars: 12_000,
                 max_items: 50,
                 max_value_chars: 500,
-                schemas: true,
+                schemas: false,
             },
             changes: ChangesSettings { max_pages: 10 },
             kb: KbSettings::default(),

@@ -2,7 +2,7 @@
 //! problem code a model will see it under ([`KeeperError::code`]). How it is
 //! shown to a model is [`crate::error::ToolError`]'s concern.
 
-use super::model::{Issue, Problem, ProblemCode};
+use super::model::{Issue, Open, Problem, ProblemCode};
 
 /// A failed Keeper call.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +40,7 @@ impl KeeperError {
             title: code.as_str().replace('-', " "),
             status: code.http_status(),
             detail: detail.into(),
-            code,
+            code: code.into(),
             issues,
             head: None,
             retry_after: None,
@@ -66,13 +66,14 @@ impl KeeperError {
         Self::Problem(Box::new(Self::problem(code, detail, vec![issue])))
     }
 
-    /// The problem code this failure is shown with.
-    pub fn code(&self) -> ProblemCode {
+    /// The problem code this failure is shown with (Keeper's own, for a
+    /// problem, even one this Herald does not know).
+    pub fn code(&self) -> Open<ProblemCode> {
         match self {
-            Self::Problem(p) => p.code,
-            Self::TooLarge { .. } => ProblemCode::ValidationFailed,
+            Self::Problem(p) => p.code.clone(),
+            Self::TooLarge { .. } => ProblemCode::ValidationFailed.into(),
             Self::Unavailable(_) | Self::Protocol(_) | Self::Setup(_) => {
-                ProblemCode::KeeperUnavailable
+                ProblemCode::KeeperUnavailable.into()
             }
         }
     }

@@ -6,12 +6,13 @@ use std::time::{Duration, Instant};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use reqwest::{RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use super::error::KeeperError;
 use super::retry::{is_retryable_status, retry_after, retry_delay};
 use super::{Credential, KeeperClient};
 use crate::config::Secret;
-use crate::keeper::model::{Issue, Problem, ProblemCode};
+use crate::keeper::model::{Issue, Open, Problem, ProblemCode};
 
 /// Why one attempt got no complete answer.
 enum AttemptFailure {
@@ -89,7 +90,7 @@ impl KeeperClient {
                     });
                 }
                 Ok(answer) => {
-                    let mut problem = problem_of(&answer)?;
+                    let mut problem = problem_of(&answer);
                     redact(&mut problem, key);
                     if !(is_retryable_status(answer.status) && retry < max_retries) {
                         if is_retryable_status(answer.status) && !write_note.is_empty() {
@@ -200,18 +201,97 @@ impl KeeperClient {
     }
 }
 
-/// Keeper's problem from an error answer; a body that is not a problem gets
-/// the code its status stands for.
-fn problem_of(answer: &Answer) -> Result<Problem, KeeperError> {
+/// Keeper's problem from an error answer (any 4xx or 5xx). A problem body is
+/// read as one whatever the status, with the code Keeper wrote, known or not
+/// ([`problem_body`]); an answer without one gets the code its status stands
+/// for ([`status_code`]).
+fn problem_of(answer: &Answer) -> Problem {
     let header_wait = retry_after(&answer.headers).map(|d| d.as_secs());
-    if let Ok(mut problem) = serde_json::from_slice::<Problem>(&answer.body) {
+    let status = answer.status.as_u16();
+    if let Some(mut problem) = problem_body(&answer.body, answer.status) {
         problem.retry_after = problem.retry_after.or(header_wait);
         if problem.status == 0 {
-            problem.status = answer.status.as_u16();
+            problem.status = status;
         }
-        return Ok(problem);
+        return problem;
     }
-    let code = match answer.status.as_u16() {
+    let reason = answer.status.canonical_reason().unwrap_or("error");
+    let mut problem = KeeperError::problem(
+        ProblemCode::KeeperUnavailable,
+        format!("Keeper answered {status} {reason} without a problem body"),
+        Vec::new(),
+    );
+    problem.code = status_code(answer.status);
+    problem.title = reason.into();
+    problem.status = status;
+    problem.retry_after = header_wait;
+    problem
+}
+
+/// An `application/problem+json` body (RFC 9457), read leniently: a JSON
+/// object with a `code`, `type`, `title` or `detail` is a problem, fields of
+/// the wrong type count as absent, fields Herald does not know are ignored.
+/// The code is `code`, else the last segment of `type`
+/// (`https://lorebase.dev/problems/stale-head`), else the status's.
+fn problem_body(body: &[u8], status: StatusCode) -> Option<Problem> {
+    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(body) else {
+        return None;
+    };
+    let text = |key: &str| obj.get(key).and_then(Value::as_str).map(str::to_string);
+    let (code, type_uri, title, detail) =
+        (text("code"), text("type"), text("title"), text("detail"));
+    if code.is_none() && type_uri.is_none() && title.is_none() && detail.is_none() {
+        return None;
+    }
+    let from_type = type_uri
+        .as_deref()
+        .filter(|t| *t != "about:blank")
+        .and_then(|t| t.trim_end_matches('/').rsplit('/').next())
+        .filter(|segment| !segment.is_empty());
+    let code = match code.as_deref().or(from_type) {
+        Some(name) => Open::from_wire(name),
+        None => status_code(status),
+    };
+    let issues = obj
+        .get("issues")
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(issue_of).collect())
+        .unwrap_or_default();
+    Some(Problem {
+        type_uri: type_uri.unwrap_or_default(),
+        title: title.unwrap_or_default(),
+        status: obj
+            .get("status")
+            .and_then(Value::as_u64)
+            .and_then(|s| u16::try_from(s).ok())
+            .unwrap_or(0),
+        detail: detail.unwrap_or_default(),
+        code,
+        issues,
+        head: text("head"),
+        retry_after: obj.get("retry_after").and_then(Value::as_u64),
+    })
+}
+
+/// One issue of a problem body: an object with a `message` (and a `path`).
+fn issue_of(value: &Value) -> Option<Issue> {
+    let message = value.get("message").and_then(Value::as_str)?;
+    let path = value
+        .get("path")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    Some(Issue {
+        path: path.into(),
+        message: message.into(),
+    })
+}
+
+/// The code an error status stands for when Keeper sent no problem body:
+/// the contract's where one fits; otherwise HTTP's own name for the status
+/// (`conflict` for 409, `internal-server-error` for 500), which a model
+/// reads as it is and which is never shown as worth retrying.
+fn status_code(status: StatusCode) -> Open<ProblemCode> {
+    let known = match status.as_u16() {
         400 | 422 => ProblemCode::ValidationFailed,
         401 => ProblemCode::Unauthorized,
         403 => ProblemCode::Forbidden,
@@ -220,20 +300,14 @@ fn problem_of(answer: &Answer) -> Result<Problem, KeeperError> {
         429 => ProblemCode::RateLimited,
         502..=504 => ProblemCode::KeeperUnavailable,
         other => {
-            return Err(KeeperError::Protocol(format!(
-                "HTTP {other} without a problem body"
-            )));
+            let name = status
+                .canonical_reason()
+                .map(|r| r.to_ascii_lowercase().replace([' ', '\''], "-"))
+                .unwrap_or_else(|| format!("http-{other}"));
+            return Open::Other(name.into());
         }
     };
-    let reason = answer.status.canonical_reason().unwrap_or("error");
-    let mut problem = KeeperError::problem(
-        code,
-        format!("Keeper answered {} {reason}", answer.status.as_u16()),
-        Vec::new(),
-    );
-    problem.status = answer.status.as_u16();
-    problem.retry_after = header_wait;
-    Ok(problem)
+    Open::Known(known)
 }
 
 /// Replaces the key a call carried wherever Keeper's problem text echoes it.

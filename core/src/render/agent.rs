@@ -144,10 +144,12 @@ pub fn execute(r: &ExecuteResult, caps: &OutputSettings) -> String {
     ));
     l.line(format!("edits: {}", r.edits.len()));
     l.list(&r.edits, "edits", "", |l, e| {
-        let op = match e.change {
-            ChangeType::Created => "+",
-            ChangeType::Updated => "~",
-            ChangeType::Deleted => "-",
+        // A change this Herald does not know is marked `*` and named as it is.
+        let op = match e.change.known() {
+            Some(ChangeType::Created) => "+",
+            Some(ChangeType::Updated) => "~",
+            Some(ChangeType::Deleted) => "-",
+            None => "*",
         };
         l.line(format!("{op} {} {}", e.record, e.change.as_str()));
         attribute_changes(l, &e.changes, "  ");

@@ -11,6 +11,48 @@ use crate::config::OutputSettings;
 /// not just short.
 const UNCUT_KEYS: [&str; 5] = ["where", "next_cursor", "cursor", "query_vector", "cuts"];
 
+/// Keys whose strings are identifiers an agent passes back (a Revision id, a
+/// head, a ref, a branch, a Proposal id, a KB path): never cut, however
+/// tight the caps; the long text around them is cut instead.
+const IDENTIFIER_KEYS: [&str; 17] = [
+    "ref",
+    "revision",
+    "head",
+    "parent",
+    "from",
+    "to",
+    "since",
+    "id",
+    "branch",
+    "target",
+    "name",
+    "kind",
+    "attribute",
+    "relation",
+    "operation",
+    "document_id",
+    "path",
+];
+
+/// Keys whose subtrees are a Domain's data (attribute values), whatever
+/// their own keys are called: cut like any text.
+const DATA_KEYS: [&str; 4] = ["values", "value", "before", "after"];
+
+/// Whether the string at JSON Pointer `path` is an identifier: its key (or,
+/// in a list, the list's key) is one of [`IDENTIFIER_KEYS`], and it is not
+/// inside a Domain's data.
+fn is_identifier(path: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    if segments.iter().any(|s| DATA_KEYS.contains(s)) {
+        return false;
+    }
+    segments
+        .iter()
+        .rev()
+        .find(|s| s.parse::<usize>().is_err())
+        .is_some_and(|key| IDENTIFIER_KEYS.contains(key))
+}
+
 /// The shortest a string is cut to when a JSON answer still exceeds `max_chars`.
 const MIN_VALUE_CHARS: usize = 16;
 
@@ -246,6 +288,9 @@ fn push_escaped(path: &mut String, key: &str) {
 
 fn cap_strings(value: &mut Value, path: &mut String, max: usize, cuts: &mut Vec<Cut>) {
     if let Value::String(s) = value {
+        if is_identifier(path) {
+            return;
+        }
         let total = s.chars().count();
         if total > max {
             // A string cut before keeps its marker; cut only the kept part again.
@@ -464,6 +509,38 @@ mod tests {
                 .unwrap()
                 .ends_with(&format!("[truncated: {omitted} more chars]"))
         );
+    }
+
+    #[test]
+    fn identifiers_are_never_cut_the_text_around_them_is() {
+        let head = "835ef5ccd2c2db28".repeat(4);
+        let v = json!({
+            "head": head, "branch": "agent/agt_risk_bot/a-long-task-name",
+            "message": "m".repeat(300),
+            "entries": [{"revision": head, "ref": "Supplier/S-1001", "message": "x".repeat(300),
+                         "values": {"name": "n".repeat(300)}}],
+            "masked": ["s".repeat(300)],
+        });
+        let out = cap_json(v, &caps(1000, 50, 20));
+        let text = serde_json::to_string(&out).unwrap();
+        assert!(text.chars().count() <= 1000, "{text}");
+        assert_eq!(out["head"], json!(head));
+        assert_eq!(out["branch"], "agent/agt_risk_bot/a-long-task-name");
+        assert_eq!(out["entries"][0]["revision"], json!(head));
+        assert_eq!(out["entries"][0]["ref"], "Supplier/S-1001");
+        for cut in [
+            "/message",
+            "/entries/0/message",
+            "/entries/0/values/name",
+            "/masked/0",
+        ] {
+            let listed = out["cuts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["path"] == cut);
+            assert!(listed, "{cut} is cut: {text}");
+        }
     }
 
     #[test]

@@ -20,20 +20,28 @@ fn put(map: &mut Map<String, Value>, key: &str, value: &Option<String>) {
     }
 }
 
-/// An entry's fields: `path`, `type`, `title`, then `description`,
-/// `resource`, `tags`, `status`, `last_validated` when it has them; `whole`
-/// adds `alert_resource` (after `resource`), `timestamp` and `fingerprint`.
+/// An entry's fields: `path`, `type`, `title`, `description`, `resource`,
+/// `tags`, then `status`, `last_validated` when it has them; `whole` adds
+/// `alert_resource` (after `resource`), `timestamp` and `fingerprint`.
+///
+/// A search hit always carries `description`, `resource` and `tags` (empty
+/// when the entry has none: runlore-mcp.md lists them as returned); a whole
+/// entry (`kb_get`) has the fields its frontmatter has.
 fn entry_fields(entry: &KbEntry, whole: bool) -> Map<String, Value> {
     let mut map = Map::new();
     map.insert("path".into(), json!(entry.path));
     map.insert("type".into(), json!(entry.kind.clone().unwrap_or_default()));
     map.insert("title".into(), json!(entry.title));
-    put(&mut map, "description", &entry.description);
-    put(&mut map, "resource", &entry.resource);
     if whole {
+        put(&mut map, "description", &entry.description);
+        put(&mut map, "resource", &entry.resource);
         put(&mut map, "alert_resource", &entry.alert_resource);
+    } else {
+        let text = |value: &Option<String>| json!(value.as_deref().unwrap_or_default());
+        map.insert("description".into(), text(&entry.description));
+        map.insert("resource".into(), text(&entry.resource));
     }
-    if !entry.tags.is_empty() {
+    if !whole || !entry.tags.is_empty() {
         map.insert("tags".into(), json!(entry.tags));
     }
     put(&mut map, "status", &entry.status);

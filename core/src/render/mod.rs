@@ -62,12 +62,13 @@ impl schemars::JsonSchema for OutputFormat {
 /// Finishes a successful answer: for `text`, caps `text`; for `json`, caps
 /// `json` and returns it both as the text block and as `structured`.
 ///
-/// Every successful answer carries `structured` (the capped JSON shape), in
-/// both formats: a tool that declares an `outputSchema` MUST return
-/// `structuredContent` (MCP 2025-06-18 and later), and the official Python
-/// and TypeScript SDK clients refuse a result without it. `format` chooses
-/// the text block only. With `output.schemas` off, tools declare no output
-/// schema and the `text` format sends its text block alone.
+/// With `output.schemas` off (the default) a `text` answer is its text block
+/// alone: hosts that show the model only `structuredContent` when a result
+/// has it then show the compact text. With it on, every successful answer
+/// also carries `structured` (the capped JSON shape): a tool that declares an
+/// `outputSchema` MUST return `structuredContent` (MCP 2025-06-18 and later),
+/// and the official Python and TypeScript SDK clients refuse a result
+/// without it; `format` then chooses the text block only.
 pub fn finish(
     format: OutputFormat,
     text: impl FnOnce() -> String,

@@ -93,10 +93,13 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
             if let Some(k) = &o.kind {
                 line.push_str(&format!(" on {k}"));
             }
-            line.push_str(match o.review_policy {
-                ReviewPolicy::None => ", review none",
-                ReviewPolicy::Review => ", review required (needs task and intent)",
-            });
+            match o.review_policy.known() {
+                Some(ReviewPolicy::None) => line.push_str(", review none"),
+                Some(ReviewPolicy::Review) => {
+                    line.push_str(", review required (needs task and intent)")
+                }
+                None => line.push_str(&format!(", review {}", o.review_policy)),
+            }
             if let Some(d) = &o.description {
                 line.push_str(&format!(": {}", l.val(&Value::String(d.clone()))));
             }
@@ -258,12 +261,25 @@ fn candidate(l: &mut Lines<'_>, n: usize, c: &Candidate) {
         .as_deref()
         .map(|t| format!(" ({t})"))
         .unwrap_or_default();
-    let what = match c.candidate_type {
-        CandidateType::Kind => format!("kind {}", c.kind),
-        CandidateType::Attribute => format!("attribute {}.{attr}{typ}", c.kind),
-        CandidateType::Value => {
-            let values: Vec<String> = c.values.iter().map(|v| l.val(v)).collect();
-            format!("value {}.{attr}{typ} = {}", c.kind, values.join(", "))
+    let values = || -> String {
+        let values: Vec<String> = c.values.iter().map(|v| l.val(v)).collect();
+        values.join(", ")
+    };
+    let what = match c.candidate_type.known() {
+        Some(CandidateType::Kind) => format!("kind {}", c.kind),
+        Some(CandidateType::Attribute) => format!("attribute {}.{attr}{typ}", c.kind),
+        Some(CandidateType::Value) => format!("value {}.{attr}{typ} = {}", c.kind, values()),
+        // A newer Keeper's candidate type: its name, then what it carries.
+        None => {
+            let mut what = format!("{} {}", c.candidate_type, c.kind);
+            if !attr.is_empty() {
+                what.push_str(&format!(".{attr}"));
+            }
+            what.push_str(&typ);
+            if !c.values.is_empty() {
+                what.push_str(&format!(" = {}", values()));
+            }
+            what
         }
     };
     let matched: Vec<String> = c.matched.iter().map(|m| format!("'{m}'")).collect();
@@ -292,8 +308,10 @@ fn coverage(l: &mut Lines<'_>, signals: &[CoverageSignal]) {
     });
 }
 
-/// `lorebase_query`: `count <Kind> <value>: <n>` lines, the rows `ref "title" |
-/// attr=value`, their included neighbors, `next_cursor:` and `coverage:` lines.
+/// `lorebase_query`, in herald.md's order: the `count <Kind> <value>: <n>`
+/// lines, then the rows `ref "title" | attr=value` with their included
+/// neighbors; then a `rows: <shown> of <total> (rev <id>...)` footer,
+/// `next_cursor:` and the `coverage:` lines.
 pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
     let mut l = Lines::new(caps);
     if let Some(a) = &q.aggregate {
@@ -305,12 +323,6 @@ pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
             l.line(format!("count {} {value}: {}", a.kind, g.count));
         });
     }
-    l.line(format!(
-        "rows: {} of {} (rev {})",
-        q.rows.len(),
-        q.total,
-        short_rev(&q.revision)
-    ));
     l.list(&q.rows, "rows", "", |l, row| {
         let mut line = format!(
             "{} {}",
@@ -335,6 +347,12 @@ pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
             });
         }
     });
+    l.line(format!(
+        "rows: {} of {} (rev {})",
+        q.rows.len(),
+        q.total,
+        short_rev(&q.revision)
+    ));
     if let Some(c) = &q.next_cursor {
         l.line(format!("next_cursor: {c}"));
     }

@@ -44,7 +44,7 @@ fn hit_schema() -> Value {
     let text = json!({"type": "string"});
     json!({
         "type": "object",
-        "required": ["path", "type", "title", "score"],
+        "required": ["path", "type", "title", "description", "resource", "tags", "score"],
         "properties": {
             "path": {"type": "string", "description": "Catalog-relative path; pass it to kb_get unchanged."},
             "type": {"type": "string", "description": "The entry's type (empty when it has none)."},
@@ -66,8 +66,9 @@ pub fn definitions() -> Vec<ToolDefinition> {
             description: "Search the markdown knowledge base (runbooks, incident notes, how-tos) \
                 with BM25 over title, description, resource, tags and body; title, tags and resource \
                 weigh more. Identifiers such as v1.8.2, kb_search, harbor-core or EC2NodeClass match \
-                whole and by their parts. Returns scored hits, best first: path, type, title, and \
-                description, resource, tags, status, last_validated when the entry has them. Retired \
+                whole and by their parts. Returns scored hits, best first: path, type, title, \
+                description, resource, tags (empty when the entry has none), and status, \
+                last_validated when the entry has them. Retired \
                 entries stay searchable (see status). Use it to find entry paths, then kb_get to read \
                 one. Example: {\"query\": \"harbor-core OOMKilled\", \"k\": 5}"
                 .into(),
@@ -194,7 +195,7 @@ fn search(
 ) -> Result<RenderedOutput, ToolError> {
     let args = SearchArgs::parse(arguments)?;
     let hits = catalog.search(&args.query, args.k).map_err(|e| ToolError {
-        code: ProblemCode::KeeperUnavailable,
+        code: ProblemCode::KeeperUnavailable.into(),
         message: e.to_string(),
         issues: Vec::new(),
         head: None,
@@ -240,7 +241,7 @@ pub fn not_found(path: &str) -> ToolError {
         path.to_string()
     };
     ToolError {
-        code: ProblemCode::NotFound,
+        code: ProblemCode::NotFound.into(),
         message: format!("no entry at {shown:?} (use kb_search to discover paths)"),
         issues: Vec::new(),
         head: None,
@@ -337,7 +338,7 @@ fn invalid(issues: Vec<Issue>, next: &str) -> ToolError {
         format!("{} invalid arguments", issues.len())
     };
     ToolError {
-        code: ProblemCode::ValidationFailed,
+        code: ProblemCode::ValidationFailed.into(),
         message,
         issues,
         head: None,

@@ -11,9 +11,13 @@ use serde_json::{Map, Value};
 
 /// A sandbox (auth none) and a toolbox on it with `domain` as the default.
 pub async fn sandbox_toolbox(domain: &str) -> (Sandbox, Toolbox) {
-    let sandbox = Sandbox::start(SandboxOptions::default())
-        .await
-        .expect("sandbox starts");
+    sandbox_toolbox_with(domain, SandboxOptions::default()).await
+}
+
+/// A sandbox started with `options` and a toolbox on it with `domain` as
+/// the default.
+pub async fn sandbox_toolbox_with(domain: &str, options: SandboxOptions) -> (Sandbox, Toolbox) {
+    let sandbox = Sandbox::start(options).await.expect("sandbox starts");
     let toolbox = toolbox_on(&sandbox.url(), domain, |_| {});
     (sandbox, toolbox)
 }

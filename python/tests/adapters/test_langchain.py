@@ -18,6 +18,7 @@ from lorebase_herald import Herald
 from lorebase_herald.adapters.langchain import HeraldLangChainTool, to_langchain_tools
 from scripted import (
     GET,
+    GET_JSON,
     RECORD_WORD,
     REF,
     agent_loop_tests,
@@ -78,7 +79,9 @@ def test_artifacts_and_async(herald: Herald) -> None:
     get = next(tool for tool in to_langchain_tools(herald) if tool.name == "lorebase_get")
     call = {"name": "lorebase_get", "args": GET, "id": "call_9", "type": "tool_call"}
     message = get.invoke(call)
-    assert isinstance(message.artifact, dict) and message.artifact["ref"] == REF
+    assert message.artifact is None, "the text format has no structured answer"
+    as_json = get.invoke({**call, "args": GET_JSON})
+    assert isinstance(as_json.artifact, dict) and as_json.artifact["ref"] == REF
     assert asyncio.run(get.ainvoke(call)).content == message.content
 
 

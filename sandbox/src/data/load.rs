@@ -182,7 +182,7 @@ fn compile(file: DomainFile) -> Result<DomainState, String> {
         }
         let proposal = spec.proposal.as_ref().map(|p| ProposalRef {
             id: p.id.clone(),
-            status: ProposalStatus::Merged,
+            status: ProposalStatus::Merged.into(),
             title: Some(p.title.clone()),
             branch: Some(p.branch.clone()),
         });

@@ -385,7 +385,7 @@ impl OperationSpec {
             description: self.description.clone(),
             kind: Some(self.kind.clone()),
             parameters: self.parameters.clone(),
-            review_policy: self.review_policy,
+            review_policy: self.review_policy.into(),
         }
     }
 }

@@ -203,7 +203,7 @@ pub(crate) fn execute(
             status: 200,
             result: ExecuteResult {
                 operation: op.into(),
-                status,
+                status: status.into(),
                 branch: target,
                 head: target_head,
                 revision: None,
@@ -274,7 +274,7 @@ pub(crate) fn execute(
             status: 200,
             result: ExecuteResult {
                 operation: op.into(),
-                status: ExecuteStatus::Committed,
+                status: ExecuteStatus::Committed.into(),
                 branch: target,
                 head: target_head,
                 revision,
@@ -421,7 +421,7 @@ fn propose(
             proposal.status = ProposalStatus::Merged;
             let pref = ProposalRef {
                 id: proposal.id.clone(),
-                status: ProposalStatus::Merged,
+                status: ProposalStatus::Merged.into(),
                 title: proposal.title.clone(),
                 branch: Some(branch.to_string()),
             };
@@ -465,7 +465,7 @@ fn propose(
     };
     let wire = Proposal {
         id: proposal.id.clone(),
-        status: proposal.status,
+        status: proposal.status.into(),
         branch: branch.to_string(),
         target: target.to_string(),
         title: proposal.title.clone(),
@@ -475,7 +475,7 @@ fn propose(
         status: 202,
         result: ExecuteResult {
             operation: op.into(),
-            status: ExecuteStatus::Proposed,
+            status: ExecuteStatus::Proposed.into(),
             branch: branch.to_string(),
             head: target_head,
             revision: final_revision,

@@ -205,7 +205,7 @@ pub(crate) fn plan(view: &ReadView, op: &str, params: &Map<String, Value>) -> Ap
         diff_changes(view.snap(), &set)?
             .into_iter()
             .map(|rc| Edit {
-                change: rc.change,
+                change: rc.change.into(),
                 record: rc.record.clone(),
                 changes: rc
                     .changes

@@ -36,7 +36,7 @@ pub(crate) fn missing_signal(
             "they count under null".to_string()
         };
         CoverageSignal {
-            signal: CoverageKind::MissingValues,
+            signal: CoverageKind::MissingValues.into(),
             message: format!(
                 "{attr} missing on {}% of {}: {tail}",
                 percent(missing, total),
@@ -60,7 +60,7 @@ pub(crate) fn stale_signals(view: &ReadView, kind: &KindSpec) -> Vec<CoverageSig
         .map(source_info)
         .filter(|s| s.stale)
         .map(|s| CoverageSignal {
-            signal: CoverageKind::StaleSource,
+            signal: CoverageKind::StaleSource.into(),
             message: format!(
                 "Source {} is stale (fresh until {}, last synced {}): values of {} may be out of date",
                 s.name,

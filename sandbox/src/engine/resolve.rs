@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use herald_core::keeper::model::{
-    Candidate, CandidateType, CompareOp, CoverageKind, CoverageSignal, Predicate, ResolveLevel,
-    ResolveRequest, ResolveResponse, SkippedLevel,
+    Candidate, CandidateType, CompareOp, CoverageKind, CoverageSignal, Open, Predicate,
+    ResolveLevel, ResolveRequest, ResolveResponse, SkippedLevel,
 };
 use serde_json::Value;
 
@@ -44,24 +44,24 @@ fn candidate(
     };
     match target {
         Target::Kind(k) => Candidate {
-            candidate_type: CandidateType::Kind,
+            candidate_type: CandidateType::Kind.into(),
             kind: k.clone(),
             attribute: None,
             attribute_type: None,
             values: Vec::new(),
-            level,
+            level: level.into(),
             score,
             matched,
             where_predicate: None,
             record_count: Some(view.snap().count_of_kind(k)),
         },
         Target::Attribute(k, a) => Candidate {
-            candidate_type: CandidateType::Attribute,
+            candidate_type: CandidateType::Attribute.into(),
             kind: k.clone(),
             attribute: Some(a.clone()),
             attribute_type: attr_type(k, a),
             values: Vec::new(),
-            level,
+            level: level.into(),
             score,
             matched,
             where_predicate: None,
@@ -94,15 +94,15 @@ fn candidate(
                 }
             };
             Candidate {
-                candidate_type: CandidateType::Value,
+                candidate_type: CandidateType::Value.into(),
                 kind: k.clone(),
                 attribute: Some(a.clone()),
                 attribute_type: attr_type(k, a),
                 values: json_values,
-                level,
+                level: level.into(),
                 score,
                 matched,
-                where_predicate: Some(where_predicate),
+                where_predicate: serde_json::to_value(&where_predicate).ok(),
                 record_count: Some(total),
             }
         }
@@ -188,7 +188,7 @@ pub(crate) fn run(view: &ReadView, req: &ResolveRequest) -> ApiResult<ResolveRes
         .iter()
         .filter(|l| !requested.contains(l))
         .map(|l| SkippedLevel {
-            level: *l,
+            level: (*l).into(),
             reason: "not requested".into(),
         })
         .collect();
@@ -197,11 +197,11 @@ pub(crate) fn run(view: &ReadView, req: &ResolveRequest) -> ApiResult<ResolveRes
     if wants(ResolveLevel::Embedding) {
         match (&req.query_vector, &view.def.embedding) {
             (None, _) => skipped.push(SkippedLevel {
-                level: ResolveLevel::Embedding,
+                level: ResolveLevel::Embedding.into(),
                 reason: "no query_vector".into(),
             }),
             (Some(_), None) => skipped.push(SkippedLevel {
-                level: ResolveLevel::Embedding,
+                level: ResolveLevel::Embedding.into(),
                 reason: "the Domain has no embedding model".into(),
             }),
             (Some(v), Some(e)) if v.len() != e.dimension as usize => {
@@ -339,17 +339,17 @@ pub(crate) fn run(view: &ReadView, req: &ResolveRequest) -> ApiResult<ResolveRes
         }
     }
 
-    let type_rank = |t: CandidateType| match t {
-        CandidateType::Value => 0,
-        CandidateType::Attribute => 1,
-        CandidateType::Kind => 2,
+    let type_rank = |t: &Open<CandidateType>| match t.known() {
+        Some(CandidateType::Value) => 0,
+        Some(CandidateType::Attribute) => 1,
+        Some(CandidateType::Kind) | None => 2,
     };
     drafts.sort_by(|a, b| {
         a.position
             .cmp(&b.position)
             .then_with(|| b.candidate.score.total_cmp(&a.candidate.score))
             .then_with(|| {
-                type_rank(a.candidate.candidate_type).cmp(&type_rank(b.candidate.candidate_type))
+                type_rank(&a.candidate.candidate_type).cmp(&type_rank(&b.candidate.candidate_type))
             })
             .then_with(|| a.candidate.kind.cmp(&b.candidate.kind))
     });
@@ -367,7 +367,7 @@ pub(crate) fn run(view: &ReadView, req: &ResolveRequest) -> ApiResult<ResolveRes
     }
     let mut coverage: Vec<CoverageSignal> = Vec::new();
     for c in &candidates {
-        if let (CandidateType::Value, Some(a)) = (c.candidate_type, &c.attribute)
+        if let (Some(CandidateType::Value), Some(a)) = (c.candidate_type.known(), &c.attribute)
             && let Some(kind) = view.def.kind(&c.kind)
             && let Some(s) = missing_signal(view, kind, a, true)
             && !coverage.iter().any(|x| x.message == s.message)
@@ -377,7 +377,7 @@ pub(crate) fn run(view: &ReadView, req: &ResolveRequest) -> ApiResult<ResolveRes
     }
     for w in unmatched.iter().filter(|w| !is_stop_word(w)) {
         coverage.push(CoverageSignal {
-            signal: CoverageKind::UnknownPhrase,
+            signal: CoverageKind::UnknownPhrase.into(),
             message: format!(
                 "'{w}' is unknown in the Domain: no Kind, Attribute or stored value matches it"
             ),

@@ -51,7 +51,7 @@ pub(crate) fn log_entry(rev: &Revision) -> LogEntry {
         parent: rev.parent.clone(),
         time: rev.meta.time.clone(),
         author: rev.meta.author.clone(),
-        origin_type: rev.meta.origin_type,
+        origin_type: rev.meta.origin_type.into(),
         operation: rev.meta.operation.clone(),
         message: rev.meta.message.clone(),
         counts: rev.counts(),

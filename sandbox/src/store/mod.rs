@@ -352,7 +352,7 @@ pub(crate) fn commit(
 
     let mut snap = base.fork();
     let origin = |evidence: Option<Evidence>, source: &Option<String>| Origin {
-        origin_type: meta.origin_type,
+        origin_type: meta.origin_type.into(),
         actor: meta.author.clone(),
         time: meta.time.clone(),
         revision: id.clone(),
@@ -366,10 +366,10 @@ pub(crate) fn commit(
             revision: id.clone(),
             time: meta.time.clone(),
             author: meta.author.clone(),
-            origin_type: meta.origin_type,
+            origin_type: meta.origin_type.into(),
             operation: meta.operation.clone(),
             message: meta.message.clone(),
-            change: rc.change,
+            change: rc.change.into(),
             changes: rc.changes.clone(),
         };
         match rc.change {

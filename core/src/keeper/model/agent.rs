@@ -166,7 +166,7 @@ wire_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Edit {
     /// What it does to the Record.
-    pub change: ChangeType,
+    pub change: Open<ChangeType>,
     /// The Record.
     #[serde(rename = "ref")]
     pub record: RecordRef,
@@ -180,7 +180,7 @@ pub struct Proposal {
     /// Id (`prop_...`).
     pub id: String,
     /// Status.
-    pub status: ProposalStatus,
+    pub status: Open<ProposalStatus>,
     /// The work branch.
     pub branch: String,
     /// The branch it targets.
@@ -196,7 +196,7 @@ pub struct ExecuteResult {
     /// The Operation.
     pub operation: String,
     /// What happened.
-    pub status: ExecuteStatus,
+    pub status: Open<ExecuteStatus>,
     /// The branch written (or that would be).
     pub branch: String,
     /// The head the run started from (pass it as `expected_head` to commit).

@@ -1,10 +1,12 @@
 //! The macros of the wire types.
 //!
-//! - `wire_enum!`: every closed set of names on the wire (problem codes,
-//!   origin types, statuses) is declared with it, so the variants, their wire
-//!   names, `as_str`, `ALL`, `Display`, serde and the JSON Schema
-//!   (`{"type": "string", "enum": [...]}`) come from one list. To make every
-//!   wire enum accept names a newer Keeper sends, change this macro.
+//! - `wire_enum!`: every set of names on the wire (problem codes, origin
+//!   types, statuses) is declared with it, so the variants, their wire names,
+//!   `as_str`, `ALL`, `Display`, serde, the JSON Schema
+//!   (`{"type": "string", "enum": [...]}`) and [`super::WireEnum`] come from one
+//!   list. The enum itself is closed: it is what Herald sends and what an
+//!   argument may hold. Keeper's answers hold [`super::Open`]`<Enum>`, which
+//!   also carries a name a newer Keeper sends, unchanged.
 //! - `wire_schema!`: a JSON Schema written by hand for a wire type whose
 //!   serde shape the derive cannot see (a ref as a string, a flattened struct).
 
@@ -57,6 +59,14 @@ macro_rules! wire_enum {
                 match self {
                     $(Self::$variant => $wire,)+
                 }
+            }
+        }
+
+        impl $crate::keeper::model::WireEnum for $name {
+            const ALL: &'static [Self] = &Self::ALL;
+
+            fn as_str(self) -> &'static str {
+                $name::as_str(self)
             }
         }
 

@@ -17,6 +17,8 @@ use serde_json::Value;
 
 #[macro_use]
 mod macros;
+mod open;
+pub use open::*;
 mod schema;
 pub use schema::*;
 mod reads;
@@ -159,6 +161,8 @@ impl ProblemCode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Issue {
     /// Where the issue is (`parameters.risk_score`, `query.where.and[0].op`).
+    #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub path: String,
     /// What is wrong there.
     pub message: String,
@@ -171,14 +175,16 @@ pub struct Problem {
     #[serde(rename = "type", default)]
     pub type_uri: String,
     /// A short summary of the problem type.
+    #[serde(default)]
     pub title: String,
-    /// The HTTP status.
+    /// The HTTP status (0 when the body leaves it out: the answer's is used).
+    #[serde(default)]
     pub status: u16,
     /// What went wrong in this occurrence.
     #[serde(default)]
     pub detail: String,
-    /// Keeper's problem code.
-    pub code: ProblemCode,
+    /// Keeper's problem code (a newer Keeper's own codes kept as they are).
+    pub code: Open<ProblemCode>,
     /// The issues, one per path.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub issues: Vec<Issue>,
@@ -256,8 +262,8 @@ pub struct Link {
 /// A signal that an answer may be incomplete (herald.md, coverage lines).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CoverageSignal {
-    /// The kind of signal.
-    pub signal: CoverageKind,
+    /// The kind of signal (a newer Keeper's own kinds kept as they are).
+    pub signal: Open<CoverageKind>,
     /// The line to show, for example `color missing on 25% of Product: a filter on color excludes them`.
     pub message: String,
     /// The Kind concerned.

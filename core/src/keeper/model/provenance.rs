@@ -13,7 +13,7 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Origin {
     /// How.
-    pub origin_type: OriginType,
+    pub origin_type: Open<OriginType>,
     /// The principal (`usr_editor`).
     pub actor: String,
     /// When (RFC 3339, UTC).
@@ -56,7 +56,7 @@ pub struct ProposalRef {
     /// Id (`prop_...`).
     pub id: String,
     /// Status.
-    pub status: ProposalStatus,
+    pub status: Open<ProposalStatus>,
     /// Title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -145,7 +145,7 @@ pub struct HistoryEntry {
     /// Who.
     pub author: String,
     /// How.
-    pub origin_type: OriginType,
+    pub origin_type: Open<OriginType>,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,
@@ -153,7 +153,7 @@ pub struct HistoryEntry {
     #[serde(default)]
     pub message: String,
     /// What the change did.
-    pub change: ChangeType,
+    pub change: Open<ChangeType>,
     /// The attributes it changed (with values when asked for).
     pub changes: Vec<AttributeChange>,
 }

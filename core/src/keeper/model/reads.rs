@@ -100,7 +100,7 @@ wire_enum! {
 pub struct Candidate {
     /// Kind, attribute or value.
     #[serde(rename = "type")]
-    pub candidate_type: CandidateType,
+    pub candidate_type: Open<CandidateType>,
     /// The Kind.
     pub kind: String,
     /// The Attribute (attribute and value candidates).
@@ -113,14 +113,16 @@ pub struct Candidate {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<Value>,
     /// How it matched.
-    pub level: ResolveLevel,
+    pub level: Open<ResolveLevel>,
     /// How well, 0..1.
     pub score: f64,
     /// The words it matched.
     pub matched: Vec<String>,
-    /// A ready-to-use predicate (value candidates).
+    /// A ready-to-use predicate (value candidates), as Keeper wrote it: it
+    /// is passed on unchanged, so a newer Keeper's predicate stays whole.
     #[serde(rename = "where", default, skip_serializing_if = "Option::is_none")]
-    pub where_predicate: Option<Predicate>,
+    #[schemars(with = "Option<Predicate>")]
+    pub where_predicate: Option<Value>,
     /// Records it selects (kind and value candidates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record_count: Option<u64>,
@@ -130,7 +132,7 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SkippedLevel {
     /// The level.
-    pub level: ResolveLevel,
+    pub level: Open<ResolveLevel>,
     /// Why (`no query_vector`, `not requested`).
     pub reason: String,
 }
@@ -338,8 +340,8 @@ pub struct SearchHit {
 pub struct SearchResponse {
     /// The Revision read.
     pub revision: String,
-    /// `lexical`, `vector` or `hybrid`.
-    #[schemars(extend("enum" = ["lexical", "vector", "hybrid"]))]
+    /// `lexical`, `vector` or `hybrid` (or a newer Keeper's own mode).
+    #[schemars(extend("examples" = ["lexical", "vector", "hybrid"]))]
     pub mode: String,
     /// Hits, best first.
     pub hits: Vec<SearchHit>,

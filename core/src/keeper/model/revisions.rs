@@ -91,7 +91,7 @@ pub struct LogEntry {
     /// Who.
     pub author: String,
     /// How.
-    pub origin_type: OriginType,
+    pub origin_type: Open<OriginType>,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,
@@ -111,7 +111,7 @@ fn diff_count_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Sch
         properties.insert("name".into(), generator.subschema_for::<String>().into());
         properties.insert(
             "scope".into(),
-            serde_json::json!({"type": "string", "enum": ["kind", "relation"]}),
+            serde_json::json!({"type": "string", "examples": ["kind", "relation"]}),
         );
     }
     schema.insert(
@@ -161,7 +161,7 @@ pub struct DiffParams {
 pub struct DiffCount {
     /// The Kind (Records) or Relation (Links).
     pub name: String,
-    /// `kind` or `relation`.
+    /// `kind` or `relation` (or a newer Keeper's own scope).
     pub scope: String,
     /// What changed.
     #[serde(flatten)]
@@ -171,8 +171,8 @@ pub struct DiffCount {
 /// One element of a diff.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DiffElement {
-    /// `+` added, `~` changed, `-` removed.
-    #[schemars(extend("enum" = ["+", "~", "-"]))]
+    /// `+` added, `~` changed, `-` removed (or a newer Keeper's own op).
+    #[schemars(extend("examples" = ["+", "~", "-"]))]
     pub op: String,
     /// The Record (for Records).
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]

@@ -164,7 +164,7 @@ pub struct OperationDef {
     /// Its parameters.
     pub parameters: Vec<ParameterDef>,
     /// `none` (commits directly) or `review` (needs a Proposal).
-    pub review_policy: ReviewPolicy,
+    pub review_policy: Open<ReviewPolicy>,
 }
 
 wire_enum! {

@@ -31,7 +31,7 @@ impl<T: Arg> Arg for Option<T> {
 pub(crate) fn invalid(arg: &str, message: impl Into<String>) -> ToolError {
     let message = message.into();
     ToolError {
-        code: ProblemCode::ValidationFailed,
+        code: ProblemCode::ValidationFailed.into(),
         message: format!("invalid argument `{arg}`: {message}"),
         issues: vec![Issue {
             path: arg.to_string(),

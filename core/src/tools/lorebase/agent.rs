@@ -79,7 +79,7 @@ impl LorebaseTool for LorebaseContext {
                 let hits = ctx.keeper.search(ctx.cred, &c.domain, &search).await?;
                 if hits.hits.is_empty() {
                     return Err(ToolError {
-                        code: ProblemCode::NotFound,
+                        code: ProblemCode::NotFound.into(),
                         message: format!("no Records match the question {q:?}"),
                         issues: Vec::new(),
                         head: None,
@@ -152,14 +152,9 @@ impl LorebaseTool for LorebaseExecute {
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: ExecuteArgs) -> Result<ExecuteResult, ToolError> {
         let operation = a.operation.check("operation")?;
-        let task = a.task.check("task")?;
-        let auto_propose = a.auto_propose.check("auto_propose")?;
-        if auto_propose == Some(true) && task.is_none() {
-            return Err(ToolError {
-                next: Some("repeat with `task` (a short slug) and `intent`".into()),
-                ..invalid("auto_propose", "auto_propose needs a `task`")
-            });
-        }
+        // `intent`, `auto_propose` and `auto_merge` are passed on as given
+        // and Keeper answers (auto_propose without a task is Keeper's
+        // validation-failed, herald.md).
         let req = ExecuteRequest {
             branch: c.read.branch.clone(),
             parameters: a.parameters,
@@ -167,9 +162,9 @@ impl LorebaseTool for LorebaseExecute {
             expected_head: a.expected_head.check("expected_head")?,
             idempotency_key: a.idempotency_key.check("idempotency_key")?,
             message: a.message.check("message")?,
-            task,
+            task: a.task.check("task")?,
             intent: a.intent.check("intent")?,
-            auto_propose,
+            auto_propose: a.auto_propose.check("auto_propose")?,
             auto_merge: a.auto_merge.check("auto_merge")?,
         };
         Ok(ctx

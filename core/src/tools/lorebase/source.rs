@@ -108,7 +108,7 @@ fn check_argument_names(
     }
     let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
     Err(ToolError {
-        code: ProblemCode::ValidationFailed,
+        code: ProblemCode::ValidationFailed.into(),
         message: format!(
             "unknown argument {}; this tool takes: {}",
             names.join(", "),
