@@ -11,6 +11,7 @@ use crate::cli::Cli;
 use crate::credential::CallerAuth;
 use crate::error::ServerError;
 use crate::handler::HeraldServer;
+use crate::http_metrics::{self, MetricsEndpoint};
 use crate::readiness::Readiness;
 use crate::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
@@ -132,7 +133,10 @@ pub fn load_settings_with(
     for (key, value, label) in extra {
         overrides.set(key, value.clone(), label);
     }
-    Settings::load_with_env(&env, &overrides).map_err(|e| ServerError::Settings(e.to_string()))
+    let settings = Settings::load_with_env(&env, &overrides)
+        .map_err(|e| ServerError::Settings(e.to_string()))?;
+    crate::logging::apply_settings(&settings);
+    Ok(settings)
 }
 
 /// Serves `herald` on the configured transport until the host goes away
@@ -149,7 +153,7 @@ pub(crate) async fn serve_discovering(
     shutdown: Shutdown,
     discover: bool,
 ) -> Result<(), ServerError> {
-    match herald.settings.transport {
+    let served = match herald.settings.transport {
         Transport::Stdio => {
             if discover {
                 herald.discover_remote().await;
@@ -182,6 +186,19 @@ pub(crate) async fn serve_discovering(
             tracing::debug!(%addr, "stopped serving");
             served
         }
+    };
+    flush_spans(&herald.toolbox).await;
+    served
+}
+
+/// Sends the spans still queued (traces.otlp_endpoint), waiting at most two
+/// seconds.
+async fn flush_spans(toolbox: &herald_core::tools::Toolbox) {
+    if let Some(sink) = toolbox.span_sink().cloned() {
+        let _ = tokio::task::spawn_blocking(move || {
+            sink.flush(std::time::Duration::from_secs(2));
+        })
+        .await;
     }
 }
 
@@ -197,6 +214,13 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
         tools = herald.tools.names().len(),
         "serving MCP over stdio"
     );
+    let metrics = &herald.settings.metrics;
+    if metrics.enabled
+        && let Some(listener) = http_metrics::bind(metrics).await?
+    {
+        let endpoint = MetricsEndpoint::new(&herald.toolbox, None);
+        tokio::spawn(http_metrics::serve(listener, endpoint, shutdown.clone()));
+    }
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler
         .serve_with_ct(rmcp::transport::stdio_pipes(), shutdown.token())
