@@ -252,18 +252,22 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
 
 /// Prints the ready line on stdout (machine-readable) and a note on stderr.
 fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
-    let ready = serde_json::json!({
+    let mut ready = serde_json::json!({
         "url": url,
         "healthz": format!("http://{addr}/healthz"),
         "readyz": format!("http://{addr}/readyz"),
         "transport": "streamable_http",
         "stateless": herald.settings.http.stateless,
     });
+    let metrics = &herald.settings.metrics;
+    if metrics.enabled && metrics.port.is_none() {
+        ready["metrics"] = format!("http://{addr}{}", http_metrics::METRICS_PATH).into();
+    }
     println!("LOREBASE_HERALD_READY {ready}");
-    eprintln!(
-        "lorebase-herald: serving MCP on {url} (Keeper {})",
+    crate::logging::notice(&format!(
+        "serving MCP on {url} (Keeper {})",
         herald.settings.keeper.base_url
-    );
+    ));
     if herald.settings.http.allow_anonymous {
         tracing::warn!(
             "http.allow_anonymous is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only"

@@ -274,17 +274,21 @@ impl ServerHandler for HeraldServer {
         let origin = call_origin(&context);
         let narrowing = narrowing(&context);
         let toolbox = &self.inner.toolbox;
+        let credential = self.inner.auth.credential(&context.extensions);
+        let arguments = request.arguments.as_ref();
         if !self
             .served_tool(name)
             .is_some_and(|t| self.admits(narrowing, &t))
         {
-            toolbox.record_refused(name, ErrorCode::UnknownTool.as_str(), None, &origin);
+            let code = ErrorCode::UnknownTool.as_str();
+            toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
             return Err(unknown_tool(name, &self.tools_for(narrowing)));
         }
-        let credential = match self.inner.auth.credential(&context.extensions) {
+        let credential = match credential {
             Ok(c) => c,
             Err(e) => {
-                toolbox.record_refused(name, ProblemCode::Unauthorized.as_str(), None, &origin);
+                let code = ProblemCode::Unauthorized.as_str();
+                toolbox.record_refused(name, code, None, arguments, &origin);
                 return Ok(to_call_result(e.to_output()).into());
             }
         };

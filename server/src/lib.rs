@@ -121,7 +121,7 @@ pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
     match dispatch(cli, launcher).await {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("lorebase-herald: {e}");
+            logging::fatal(&e.to_string());
             e.exit_code()
         }
     }

@@ -8,6 +8,7 @@
 //! `herald::audit`, see `herald_core::telemetry::audit`).
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use herald_core::config::{LogFormat, Settings};
 use tracing_subscriber::layer::{Layered, SubscriberExt};
@@ -28,6 +29,7 @@ type FormatLayer = Box<dyn Layer<Filtered> + Send + Sync>;
 struct Installed {
     handle: reload::Handle<FormatLayer, Filtered>,
     fixed_by_flag: bool,
+    json: AtomicBool,
 }
 
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
@@ -47,6 +49,7 @@ pub fn init(level: Option<&str>, format: Option<LogFormat>) {
         let _ = INSTALLED.set(Installed {
             handle,
             fixed_by_flag: format.is_some(),
+            json: (format == Some(LogFormat::Json)).into(),
         });
     }
 }
@@ -58,7 +61,39 @@ pub fn apply_settings(settings: &Settings) {
         return;
     };
     if !installed.fixed_by_flag {
-        let _ = installed.handle.reload(format_layer(settings.log.format));
+        let format = settings.log.format;
+        if installed.handle.reload(format_layer(format)).is_ok() {
+            installed
+                .json
+                .store(format == LogFormat::Json, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Whether log lines are JSON now.
+pub fn is_json() -> bool {
+    INSTALLED
+        .get()
+        .is_some_and(|i| i.json.load(Ordering::Relaxed))
+}
+
+/// A message for the operator on stderr: a log line of its own in the JSON
+/// format (so every line stays one JSON object), else a plain line
+/// `lorebase-herald: ...`.
+pub fn notice(message: &str) {
+    if is_json() {
+        tracing::info!(target: "lorebase_herald", "{message}");
+    } else {
+        eprintln!("lorebase-herald: {message}");
+    }
+}
+
+/// A failure that ends Herald, as [`notice`] writes it (error level in JSON).
+pub fn fatal(message: &str) {
+    if is_json() {
+        tracing::error!(target: "lorebase_herald", "{message}");
+    } else {
+        eprintln!("lorebase-herald: {message}");
     }
 }
 

@@ -338,7 +338,7 @@ pub(crate) fn apply(
         "metrics.enabled" => settings.metrics.enabled = f.bool()?,
         "metrics.host" => settings.metrics.host = f.nonempty_string()?,
         "metrics.port" => {
-            settings.metrics.port = f.optional_int(1, u16::MAX.into())?.map(|p| p as u16)
+            settings.metrics.port = f.optional_int(0, u16::MAX.into())?.map(|p| p as u16)
         }
         "traces.otlp_endpoint" => {
             let endpoint = f.optional_string()?;

@@ -50,8 +50,9 @@ pub struct MetricsSettings {
     /// The address of the metrics listener when `port` is set (default
     /// `127.0.0.1`).
     pub host: String,
-    /// A listener of its own for `/metrics`. None (the default): `/metrics` is
-    /// served on the Streamable HTTP listener, and not at all over stdio.
+    /// A listener of its own for `/metrics` (0 picks a free port, logged at
+    /// start). None (the default): `/metrics` is served on the Streamable
+    /// HTTP listener, and not at all over stdio.
     pub port: Option<u16>,
 }
 

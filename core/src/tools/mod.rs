@@ -333,11 +333,15 @@ impl Toolbox {
         name: &str,
         outcome: &'static str,
         credential: Option<&Credential>,
+        arguments: Option<&Map<String, Value>>,
         origin: &CallOrigin<'_>,
     ) {
+        let tool_origin = self.origin_of(name);
         let key = credential.and_then(|c| observe::key_of(c, &self.settings));
-        let label = self.metric_label(name, self.origin_of(name));
-        observe::refused(&self.telemetry, name, label, outcome, key, origin);
+        let label = self.metric_label(name, tool_origin);
+        let empty = Map::new();
+        let scope = observe::audit_scope(tool_origin, arguments.unwrap_or(&empty), &self.settings);
+        observe::refused(&self.telemetry, name, label, outcome, key, scope, origin);
     }
 
     /// The call metrics (shared with siblings), for `/metrics`.

@@ -120,14 +120,15 @@ pub(crate) fn refused(
     label: Cow<'static, str>,
     outcome: &'static str,
     key: Option<&Secret>,
+    (domain, branch): (Cow<'_, str>, Cow<'_, str>),
     origin: &CallOrigin<'_>,
 ) {
     telemetry.metrics.refused(label, outcome);
     let scope = CallScope::new(origin, telemetry.spans.as_ref());
     CallReport {
         tool: &log_safe(name),
-        domain: "",
-        branch: "",
+        domain: &domain,
+        branch: &branch,
         outcome,
         duration: std::time::Duration::ZERO,
         caller: Caller::of(key),
