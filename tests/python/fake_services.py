@@ -153,7 +153,7 @@ class FakeAuthorizationServer(_Service):
 
     def metadata(self) -> dict:
         return {
-            "issuer": self.url + "/",
+            "issuer": self.url,
             "authorization_endpoint": self.url + "/authorize",
             "token_endpoint": self.url + "/token",
             "registration_endpoint": self.url + "/register",

@@ -159,3 +159,23 @@ async def test_stdio_serves_metrics_only_on_its_own_port(binaries, sandbox):
                 await s.call_tool("lorebase_schema", {})
         errlog.seek(0)
         assert "metrics on" not in errlog.read()
+
+
+@pytest.mark.anyio
+async def test_kb_entries_and_reloads(sandbox, http_herald_factory, tmp_path):
+    root = tmp_path / "kb"
+    (root / "notes").mkdir(parents=True)
+    for n in range(3):
+        (root / "notes" / f"n{n}.md").write_text(f"---\ntitle: Note {n}\n---\nharbor {n}\n")
+    herald = http_herald_factory(sandbox.url, args=["--kb", str(root)])
+    first = scrape(herald.ready["metrics"])
+    assert first[("herald_kb_entries", ())] == 3
+    assert first[("herald_kb_reload_failures_total", ())] == 0
+    loaded = first[("herald_kb_last_reload_timestamp_seconds", ())]
+    assert abs(loaded - time.time()) < 120
+    (root / "notes" / "n3.md").write_text("---\ntitle: Note 3\n---\nharbor 3\n")
+    deadline = time.monotonic() + 20
+    while (now := scrape(herald.ready["metrics"]))[("herald_kb_entries", ())] != 4:
+        assert time.monotonic() < deadline, "the new entry was never indexed"
+        time.sleep(0.1)
+    assert now[("herald_kb_last_reload_timestamp_seconds", ())] > loaded
