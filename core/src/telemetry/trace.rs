@@ -140,7 +140,7 @@ pub struct RequestId {
 impl RequestId {
     /// The caller's id when it is acceptable, else a new one.
     pub fn from_caller_or_new(caller: Option<&str>) -> Self {
-        caller.and_then(Self::from_caller).unwrap_or_else(Self::new)
+        caller.and_then(Self::from_caller).unwrap_or_default()
     }
 
     /// A new random id.
