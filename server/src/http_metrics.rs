@@ -102,43 +102,41 @@ impl Collector for ScrapeTime {
         info.encode(family.encode_family(&[("version", env!("CARGO_PKG_VERSION"))])?)?;
         if let Some(table) = &self.connections {
             let open = ConstGauge::new(table.len() as i64);
-            let metric = encoder.encode_descriptor(
+            put(
+                &mut encoder,
                 "http_connections_open",
                 "Streamable HTTP connections open now",
-                None,
-                open.metric_type(),
+                open,
             )?;
-            open.encode(metric)?;
         }
         if let Some(kb) = &self.kb {
             let status = kb.status();
             let entries = ConstGauge::new(status.entries as i64);
-            let metric = encoder.encode_descriptor(
+            put(
+                &mut encoder,
                 "kb_entries",
                 "Entries in the KB index now",
-                None,
-                entries.metric_type(),
+                entries,
             )?;
-            entries.encode(metric)?;
             let last = ConstGauge::new(status.last_reload_unix_s);
-            let metric = encoder.encode_descriptor(
-                "kb_last_reload_timestamp_seconds",
-                "When the KB index was last built or rescanned (Unix time)",
-                None,
-                last.metric_type(),
-            )?;
-            last.encode(metric)?;
+            let help = "When the KB index was last built or rescanned (Unix time)";
+            put(&mut encoder, "kb_last_reload_timestamp_seconds", help, last)?;
             let failures = ConstCounter::new(status.reload_failures);
-            let metric = encoder.encode_descriptor(
-                "kb_reload_failures",
-                "KB re-indexes that failed (the previous index stayed in service)",
-                None,
-                failures.metric_type(),
-            )?;
-            failures.encode(metric)?;
+            let help = "KB re-indexes that failed (the previous index stayed in service)";
+            put(&mut encoder, "kb_reload_failures", help, failures)?;
         }
         Ok(())
     }
+}
+
+/// Encodes one metric without labels.
+fn put(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    metric: impl EncodeMetric,
+) -> Result<(), std::fmt::Error> {
+    metric.encode(encoder.encode_descriptor(name, help, None, metric.metric_type())?)
 }
 
 /// Binds the metrics listener of its own (`metrics.host:metrics.port`).

@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use tracing::field::display;
 
 use super::scope::CallScope;
 use super::spans::{AttributeValue, SpanKind, SpanRecord};
@@ -128,37 +129,23 @@ impl CallReport<'_> {
 
     fn audit(&self, trace: &TraceContext, request_id: &RequestId, keeper_requests: u32) {
         let duration_ms = self.duration.as_micros() as f64 / 1000.0;
-        match self.arguments {
-            None => tracing::info!(
-                target: AUDIT_TARGET,
-                request_id = %request_id,
-                trace_id = %trace.trace_id_hex(),
-                span_id = %trace.span_id_hex(),
-                tool = %log_safe(self.tool),
-                domain = %log_safe(self.domain),
-                branch = %log_safe(self.branch),
-                outcome = %self.outcome,
-                duration_ms,
-                keeper_requests,
-                caller = %self.caller,
-                "tool call"
-            ),
-            Some(names) => tracing::info!(
-                target: AUDIT_TARGET,
-                request_id = %request_id,
-                trace_id = %trace.trace_id_hex(),
-                span_id = %trace.span_id_hex(),
-                tool = %log_safe(self.tool),
-                domain = %log_safe(self.domain),
-                branch = %log_safe(self.branch),
-                outcome = %self.outcome,
-                duration_ms,
-                keeper_requests,
-                caller = %self.caller,
-                arguments = %ArgumentNames(names),
-                "tool call"
-            ),
-        }
+        // `None` records nothing: the field is left out.
+        let arguments = self.arguments.map(|names| display(ArgumentNames(names)));
+        tracing::info!(
+            target: AUDIT_TARGET,
+            request_id = %request_id,
+            trace_id = %trace.trace_id_hex(),
+            span_id = %trace.span_id_hex(),
+            tool = %log_safe(self.tool),
+            domain = %log_safe(self.domain),
+            branch = %log_safe(self.branch),
+            outcome = %self.outcome,
+            duration_ms,
+            keeper_requests,
+            caller = %self.caller,
+            arguments,
+            "tool call"
+        );
     }
 
     fn span(&self, scope: &CallScope) -> SpanRecord {

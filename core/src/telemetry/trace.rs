@@ -7,6 +7,23 @@
 
 use std::fmt;
 
+/// `Display` and `Debug` as the text `as_str` gives.
+macro_rules! shown_as_str {
+    ($ty:ty $(, $($generics:tt)*)?) => {
+        impl$(<$($generics)*>)? fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl$(<$($generics)*>)? fmt::Debug for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
 /// The bytes of a trace id (16) or a span id (8).
 pub type TraceId = [u8; 16];
 /// The bytes of a span id.
@@ -82,17 +99,7 @@ impl Traceparent {
     }
 }
 
-impl fmt::Display for Traceparent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Debug for Traceparent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+shown_as_str!(Traceparent);
 
 /// Bytes as `N` lowercase hex digits, on the stack.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -112,17 +119,7 @@ impl<const N: usize> Hex<N> {
     }
 }
 
-impl<const N: usize> fmt::Display for Hex<N> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl<const N: usize> fmt::Debug for Hex<N> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+shown_as_str!(Hex<N>, const N: usize);
 
 /// Longest request id taken from a caller.
 pub const MAX_REQUEST_ID_LEN: usize = 64;
@@ -178,17 +175,7 @@ impl Default for RequestId {
     }
 }
 
-impl fmt::Display for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Debug for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+shown_as_str!(RequestId);
 
 /// A new random trace id (never all zeros).
 pub fn new_trace_id() -> TraceId {
