@@ -42,6 +42,7 @@ use kb::KbTools;
 use lorebase::LorebaseTools;
 use observe::{CallRecord, CallTelemetry};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
+pub use source::ToolOrigin;
 use source::ToolSource;
 
 /// Why a [`Toolbox`] cannot be built.
@@ -73,17 +74,6 @@ impl ToolboxError {
             Self::Remote(_) | Self::Traces(_) => ErrorCode::Internal,
         }
     }
-}
-
-/// Where a served tool comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolOrigin {
-    /// A Lorebase tool (Keeper).
-    Lorebase,
-    /// A KB tool (the markdown catalog).
-    Kb,
-    /// A tool of a remote MCP server.
-    Remote,
 }
 
 /// The tools of one Herald, ready to list and call. Cheap to clone (shared).

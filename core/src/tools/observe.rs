@@ -14,7 +14,7 @@ use crate::telemetry::audit::{argument_names, log_safe};
 use crate::telemetry::metrics::UNKNOWN_TOOL_LABEL;
 use crate::telemetry::{CallMetrics, CallOrigin, CallReport, CallScope, Caller, SpanSink};
 use crate::tool::{RenderedOutput, ToolCallError};
-use crate::tools::ToolOrigin;
+use crate::tools::source::ToolOrigin;
 
 /// The outcome of a call dropped before it finished (the caller went away).
 pub const CANCELLED: &str = "cancelled";
