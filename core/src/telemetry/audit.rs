@@ -55,6 +55,12 @@ impl fmt::Display for Caller<'_> {
     }
 }
 
+/// Whether audit lines are written now (a subscriber takes `herald::audit`
+/// at info level).
+pub fn audit_enabled() -> bool {
+    tracing::enabled!(target: AUDIT_TARGET, tracing::Level::INFO)
+}
+
 /// The fingerprint of a key: the first 12 hex digits of its SHA-256.
 pub fn fingerprint(key: &str) -> Hex<12> {
     let digest = Sha256::digest(key.as_bytes());

@@ -306,7 +306,7 @@ impl Toolbox {
             name,
             self.metric_label(name, tool_origin),
             tool_origin,
-            observe::audit_scope(tool_origin, &arguments, &self.settings),
+            &self.settings,
             Caller::of(observe::key_of(credential, &self.settings)),
             &arguments,
         );

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::config::{Secret, Settings};
 use crate::keeper::Credential;
 use crate::keeper::model::ProblemCode;
-use crate::telemetry::audit::{argument_names, log_safe};
+use crate::telemetry::audit::{argument_names, audit_enabled, log_safe};
 use crate::telemetry::metrics::UNKNOWN_TOOL_LABEL;
 use crate::telemetry::{CallMetrics, CallOrigin, CallReport, CallScope, Caller, SpanSink};
 use crate::tool::{RenderedOutput, ToolCallError};
@@ -64,26 +64,34 @@ pub(crate) struct CallRecord<'a> {
 }
 
 impl<'a> CallRecord<'a> {
-    /// Starts observing a call of `name` (counted in flight).
+    /// Starts observing a call of `name` (counted in flight). What only the
+    /// audit line and the span need is gathered only when one of them will
+    /// be written (no copy when logs are off and spans not exported).
     pub(crate) fn start(
         telemetry: &'a CallTelemetry,
         name: &'a str,
         label: Cow<'static, str>,
         origin: Option<ToolOrigin>,
-        scope: (Cow<'a, str>, Cow<'a, str>),
+        settings: &'a Settings,
         caller: Caller<'a>,
         arguments: &Map<String, Value>,
     ) -> Self {
         telemetry.metrics.started();
+        let reported = audit_enabled() || telemetry.spans.is_some();
+        let (domain, branch) = if reported {
+            audit_scope(origin, arguments, settings)
+        } else {
+            (Cow::Borrowed(""), Cow::Borrowed(""))
+        };
         Self {
             telemetry,
             name,
             label,
             origin,
-            domain: scope.0,
-            branch: scope.1,
+            domain,
+            branch,
             caller,
-            arguments: telemetry.audit_arguments.then(|| argument_names(arguments)),
+            arguments: (reported && telemetry.audit_arguments).then(|| argument_names(arguments)),
             started: Instant::now(),
         }
     }
