@@ -18,7 +18,7 @@
 //! subscriber (`lorebase_get`, `rejected_arguments`) the audit line is never
 //! formatted; the `*_audited` runs install the server's JSON log format at
 //! `info`, writing to a sink (the formatting, not the write to stderr);
-//! `lorebase_get_audited_traced` exports spans as well. docs/benchmarks.md
+//! the `*_traced` runs export spans as well. docs/benchmarks.md
 //! compares them with the bench binary of the commit before issue 20.
 
 use std::hint::black_box;
@@ -100,39 +100,23 @@ fn tool_call(c: &mut Criterion) {
         &rejected,
         None,
     );
-    // The same calls with the audit line written (JSON, info level, to a sink).
-    let audited = Some(json_logs as fn() -> Logs);
-    bench_call(
-        &mut group,
-        "lorebase_get_audited",
-        &runtime,
-        &toolbox,
-        &get,
-        audited,
-    );
-    bench_call(
-        &mut group,
-        "rejected_arguments_audited",
-        &runtime,
-        &toolbox,
-        &rejected,
-        audited,
-    );
-    // And with spans exported as well (`traces.otlp_endpoint`): each call
-    // builds its span and the Keeper request's, and queues them; the
-    // exporter's thread encodes and posts them in batches to a port nobody
+    // The same calls with the audit line written (JSON, info level, to a
+    // sink); then with spans exported as well (`traces.otlp_endpoint`): each
+    // call builds its span and its Keeper request's and queues them, and the
+    // exporter's thread posts them every half second to a port nobody
     // listens on (refused at once, so the batches are dropped).
     let mut traced = settings.clone();
     traced.traces.otlp_endpoint = Some(format!("http://127.0.0.1:{}", closed_port()));
     let traced = runtime.block_on(async { Toolbox::new(traced).expect("toolbox") });
-    bench_call(
-        &mut group,
-        "lorebase_get_audited_traced",
-        &runtime,
-        &traced,
-        &get,
-        audited,
-    );
+    let audited = Some(json_logs as fn() -> Logs);
+    for (name, toolbox, arguments) in [
+        ("lorebase_get_audited", &toolbox, &get),
+        ("rejected_arguments_audited", &toolbox, &rejected),
+        ("lorebase_get_audited_traced", &traced, &get),
+        ("rejected_arguments_audited_traced", &traced, &rejected),
+    ] {
+        bench_call(&mut group, name, &runtime, toolbox, arguments, audited);
+    }
     group.finish();
 }
 
