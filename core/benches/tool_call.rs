@@ -12,10 +12,19 @@
 //!
 //! The sandbox runs on its own runtime and thread; the calls are made one at
 //! a time from a current-thread runtime, as a stdio session makes them.
+//!
+//! Every call is counted and traced (issue 20: metrics, a `traceparent` and
+//! an `X-Request-Id` on its Keeper request, its audit line). Without a log
+//! subscriber (`lorebase_get`, `rejected_arguments`) the audit line is never
+//! formatted; the `*_audited` runs install the server's JSON log format at
+//! `info`, writing to a sink (the formatting, not the write to stderr);
+//! the `*_traced` runs export spans as well. docs/benchmarks.md
+//! compares them with the bench binary of the commit before issue 20.
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use herald_core::config::Settings;
 use herald_core::keeper::Credential;
 use herald_core::tools::Toolbox;
@@ -55,7 +64,7 @@ fn tool_call(c: &mut Criterion) {
     let mut settings = Settings::default();
     settings.keeper.base_url = url.clone();
     settings.domain = Some("supply".into());
-    let toolbox = runtime.block_on(async { Toolbox::new(settings).expect("toolbox") });
+    let toolbox = runtime.block_on(async { Toolbox::new(settings.clone()).expect("toolbox") });
     let get = arguments(json!({"ref": "Supplier/S-1001"}));
     let rejected = arguments(json!({"ref": "Supplier/S-1001", "nope": 1}));
     let record_url = format!("{url}/api/v1/domains/supply/kinds/Supplier/records/S-1001");
@@ -74,17 +83,7 @@ fn tool_call(c: &mut Criterion) {
     });
 
     let mut group = c.benchmark_group("tool_call");
-    group.bench_function("lorebase_get", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let out = toolbox
-                    .call("lorebase_get", get.clone(), &Credential::Configured)
-                    .await
-                    .expect("served");
-                black_box(out)
-            })
-        })
-    });
+    bench_call(&mut group, "lorebase_get", &runtime, &toolbox, &get, None);
     group.bench_function("floor_reqwest_get", |b| {
         b.iter(|| {
             runtime.block_on(async {
@@ -93,18 +92,81 @@ fn tool_call(c: &mut Criterion) {
             })
         })
     });
-    group.bench_function("rejected_arguments", |b| {
+    bench_call(
+        &mut group,
+        "rejected_arguments",
+        &runtime,
+        &toolbox,
+        &rejected,
+        None,
+    );
+    // The same calls with the audit line written (JSON, info level, to a
+    // sink); then with spans exported as well (`traces.otlp_endpoint`): each
+    // call builds its span and its Keeper request's and queues them, and the
+    // exporter's thread posts them every half second to a port nobody
+    // listens on (refused at once, so the batches are dropped).
+    let mut traced = settings.clone();
+    traced.traces.otlp_endpoint = Some(format!("http://127.0.0.1:{}", closed_port()));
+    let traced = runtime.block_on(async { Toolbox::new(traced).expect("toolbox") });
+    let audited = Some(json_logs as fn() -> Logs);
+    for (name, toolbox, arguments) in [
+        ("lorebase_get_audited", &toolbox, &get),
+        ("rejected_arguments_audited", &toolbox, &rejected),
+        ("lorebase_get_audited_traced", &traced, &get),
+        ("rejected_arguments_audited_traced", &traced, &rejected),
+    ] {
+        bench_call(&mut group, name, &runtime, toolbox, arguments, audited);
+    }
+    group.finish();
+}
+
+/// The server's JSON log format at `info`, written to a sink.
+type Logs = tracing_subscriber::FmtSubscriber<
+    tracing_subscriber::fmt::format::JsonFields,
+    tracing_subscriber::fmt::format::Format<tracing_subscriber::fmt::format::Json>,
+    tracing::level_filters::LevelFilter,
+    fn() -> std::io::Sink,
+>;
+
+fn json_logs() -> Logs {
+    tracing_subscriber::fmt()
+        .json()
+        .flatten_event(true)
+        .with_current_span(false)
+        .with_span_list(false)
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(std::io::sink as fn() -> std::io::Sink)
+        .finish()
+}
+
+/// A loopback port nothing listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("its address").port()
+}
+
+/// Benches `Toolbox::call` of `lorebase_get` with `arguments`, with the logs
+/// of `logs` installed (none: no subscriber, nothing formatted).
+fn bench_call(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    runtime: &tokio::runtime::Runtime,
+    toolbox: &Toolbox,
+    arguments: &Map<String, Value>,
+    logs: Option<fn() -> Logs>,
+) {
+    group.bench_function(name, |b| {
+        let _logs = logs.map(|logs| tracing::subscriber::set_default(logs()));
         b.iter(|| {
             runtime.block_on(async {
                 let out = toolbox
-                    .call("lorebase_get", rejected.clone(), &Credential::Configured)
+                    .call("lorebase_get", arguments.clone(), &Credential::Configured)
                     .await
                     .expect("served");
                 black_box(out)
             })
         })
     });
-    group.finish();
 }
 
 criterion_group!(benches, tool_call);

@@ -11,8 +11,11 @@
 //! - [`config`]: the layered settings (YAML file, `LOREBASE__HERALD__...`
 //!   variables, short variables, flags or binding options) and secrets.
 //! - [`runtime`]: the Tokio runtime every front end builds.
+//! - [`telemetry`]: trace context and request ids, the scope of a call,
+//!   metrics, the audit line, the spans to export.
 //! - [`keeper`]: the typed client of Keeper's REST contract, its wire types
 //!   ([`keeper::model`]) and its errors, with retries and per-call credentials.
+//! - [`otlp`]: the export of spans over OTLP/HTTP (JSON).
 //! - [`error`]: how a tool failure is shown to a model: `[code] message`, its
 //!   issues and a `next:` line.
 //! - [`kb`]: the knowledge-base catalog (markdown entries on tantivy).
@@ -27,8 +30,10 @@ pub mod config;
 pub mod error;
 pub mod kb;
 pub mod keeper;
+pub mod otlp;
 pub mod remote;
 pub mod render;
 pub mod runtime;
+pub mod telemetry;
 pub mod tool;
 pub mod tools;

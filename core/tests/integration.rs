@@ -23,6 +23,7 @@ mod keeper_retries;
 mod keeper_secrets;
 mod remote_credentials;
 mod remote_tools;
+mod telemetry_calls;
 mod tools_caps;
 mod tools_errors;
 mod tools_golden;

@@ -11,6 +11,7 @@ use crate::cli::Cli;
 use crate::credential::CallerAuth;
 use crate::error::ServerError;
 use crate::handler::HeraldServer;
+use crate::http_metrics::{self, MetricsEndpoint};
 use crate::readiness::Readiness;
 use crate::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
@@ -132,7 +133,10 @@ pub fn load_settings_with(
     for (key, value, label) in extra {
         overrides.set(key, value.clone(), label);
     }
-    Settings::load_with_env(&env, &overrides).map_err(|e| ServerError::Settings(e.to_string()))
+    let settings = Settings::load_with_env(&env, &overrides)
+        .map_err(|e| ServerError::Settings(e.to_string()))?;
+    crate::logging::apply_settings(&settings);
+    Ok(settings)
 }
 
 /// Serves `herald` on the configured transport until the host goes away
@@ -149,7 +153,7 @@ pub(crate) async fn serve_discovering(
     shutdown: Shutdown,
     discover: bool,
 ) -> Result<(), ServerError> {
-    match herald.settings.transport {
+    let served = match herald.settings.transport {
         Transport::Stdio => {
             if discover {
                 herald.discover_remote().await;
@@ -182,6 +186,19 @@ pub(crate) async fn serve_discovering(
             tracing::debug!(%addr, "stopped serving");
             served
         }
+    };
+    flush_spans(&herald.toolbox).await;
+    served
+}
+
+/// Sends the spans still queued (traces.otlp_endpoint), waiting at most two
+/// seconds.
+async fn flush_spans(toolbox: &herald_core::tools::Toolbox) {
+    if let Some(sink) = toolbox.span_sink().cloned() {
+        let _ = tokio::task::spawn_blocking(move || {
+            sink.flush(std::time::Duration::from_secs(2));
+        })
+        .await;
     }
 }
 
@@ -197,6 +214,13 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
         tools = herald.tools.names().len(),
         "serving MCP over stdio"
     );
+    let metrics = &herald.settings.metrics;
+    if metrics.enabled
+        && let Some(listener) = http_metrics::bind(metrics).await?
+    {
+        let endpoint = MetricsEndpoint::new(&herald.toolbox, None);
+        tokio::spawn(http_metrics::serve(listener, endpoint, shutdown.clone()));
+    }
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler
         .serve_with_ct(rmcp::transport::stdio_pipes(), shutdown.token())
@@ -228,18 +252,22 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
 
 /// Prints the ready line on stdout (machine-readable) and a note on stderr.
 fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
-    let ready = serde_json::json!({
+    let mut ready = serde_json::json!({
         "url": url,
         "healthz": format!("http://{addr}/healthz"),
         "readyz": format!("http://{addr}/readyz"),
         "transport": "streamable_http",
         "stateless": herald.settings.http.stateless,
     });
+    let metrics = &herald.settings.metrics;
+    if metrics.enabled && metrics.port.is_none() {
+        ready["metrics"] = format!("http://{addr}{}", http_metrics::METRICS_PATH).into();
+    }
     println!("LOREBASE_HERALD_READY {ready}");
-    eprintln!(
-        "lorebase-herald: serving MCP on {url} (Keeper {})",
+    crate::logging::notice(&format!(
+        "serving MCP on {url} (Keeper {})",
         herald.settings.keeper.base_url
-    );
+    ));
     if herald.settings.http.allow_anonymous {
         tracing::warn!(
             "http.allow_anonymous is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only"

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use herald_core::config::Overrides;
+use herald_core::config::{LogFormat, Overrides};
 use serde_json::{Value, json};
 
 /// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
@@ -84,6 +84,28 @@ pub struct Flags {
     /// Log level or filter (error, warn, info, debug, trace; default RUST_LOG, else info).
     #[arg(long = "log-level", global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
+    /// Log format on stderr: text, or json (one JSON object per line).
+    #[arg(long = "log-format", global = true, value_enum)]
+    pub log_format: Option<LogFormatArg>,
+}
+
+/// The log formats, as flag values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormatArg {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+impl LogFormatArg {
+    /// The settings value.
+    pub fn format(self) -> LogFormat {
+        match self {
+            Self::Text => LogFormat::Text,
+            Self::Json => LogFormat::Json,
+        }
+    }
 }
 
 /// The transports, as flag values.
@@ -204,6 +226,13 @@ impl Cli {
         if let Some(deny) = &f.exclude_tools {
             out.push(("tools.deny", json!(clean_names(deny)), "--exclude-tools"));
         }
+        if let Some(format) = f.log_format {
+            out.push((
+                "log.format",
+                json!(format.format().as_str()),
+                "--log-format",
+            ));
+        }
         out
     }
 
@@ -275,6 +304,8 @@ mod tests {
             "lorebase_diff",
             "--keeper-url",
             "http://k:1",
+            "--log-format",
+            "json",
         ]);
         assert_eq!(
             entries(&cli),
@@ -291,6 +322,7 @@ mod tests {
                     "--tools"
                 ),
                 e("tools.deny", json!(["lorebase_diff"]), "--exclude-tools"),
+                e("log.format", json!("json"), "--log-format"),
             ]
         );
     }

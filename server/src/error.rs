@@ -21,6 +21,9 @@ pub enum ServerError {
     /// The client of the remote MCP servers could not be built.
     #[error("{0}")]
     Remote(String),
+    /// The span exporter (`traces.otlp_endpoint`) could not start.
+    #[error("{0}")]
+    Traces(String),
     /// The HTTP listener could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -49,6 +52,7 @@ impl From<ToolboxError> for ServerError {
             ToolboxError::Kb(e) => Self::Kb(e.to_string()),
             ToolboxError::Remote(e) => Self::Remote(e.to_string()),
             ToolboxError::Selection(message) => Self::Settings(message),
+            ToolboxError::Traces(message) => Self::Traces(message),
         }
     }
 }

@@ -4,7 +4,11 @@
 
 use std::sync::Arc;
 
-use herald_core::tools::{RenderedOutput, ToolCallError, Toolbox};
+use axum::http::request::Parts;
+use herald_core::keeper::model::ProblemCode;
+use herald_core::telemetry::CallOrigin;
+use herald_core::tool::ErrorCode;
+use herald_core::tools::{RenderedOutput, ToolCallError, ToolNarrowing, Toolbox};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
@@ -131,6 +135,54 @@ impl HeraldServer {
         }
         self.remote_tools().into_iter().find(|t| t.name == name)
     }
+
+    /// The tools served to a request under its narrowing.
+    fn tools_for(&self, narrowing: Option<&ToolNarrowing>) -> Vec<Tool> {
+        let mut tools = self.current_tools();
+        if narrowing.is_some() {
+            tools.retain(|t| self.admits(narrowing, t));
+        }
+        tools
+    }
+
+    /// Whether a served tool stays served under a request's narrowing
+    /// (`X-MCP-Readonly`, `X-MCP-Toolsets`, `X-MCP-Tools`).
+    fn admits(&self, narrowing: Option<&ToolNarrowing>, tool: &Tool) -> bool {
+        let writes = tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true);
+        narrowing.is_none_or(|n| self.inner.toolbox.admits(n, &tool.name, writes))
+    }
+}
+
+/// The HTTP request of a call, when it came over Streamable HTTP.
+fn http_parts(context: &RequestContext<RoleServer>) -> Option<&Parts> {
+    context.extensions.get::<Parts>()
+}
+
+/// The request's tool narrowing (put there by
+/// [`crate::http_tool_headers::narrow`]).
+fn narrowing(context: &RequestContext<RoleServer>) -> Option<&ToolNarrowing> {
+    http_parts(context).and_then(|p| p.extensions.get::<ToolNarrowing>())
+}
+
+/// What the caller sent to continue its trace and name the call: the MCP
+/// request's `_meta.traceparent`/`tracestate` first, else the HTTP headers
+/// of the same names, and the HTTP `X-Request-Id`.
+fn call_origin(context: &RequestContext<RoleServer>) -> CallOrigin<'_> {
+    let header = |name: &str| {
+        http_parts(context)
+            .and_then(|p| p.headers.get(name))
+            .and_then(|v| v.to_str().ok())
+    };
+    let meta_traceparent = context.meta.get_traceparent();
+    let (traceparent, tracestate) = match meta_traceparent {
+        Some(parent) => (Some(parent), context.meta.get_tracestate()),
+        None => (header("traceparent"), header("tracestate")),
+    };
+    CallOrigin {
+        traceparent,
+        tracestate,
+        request_id: header("x-request-id"),
+    }
 }
 
 /// A rendered answer as an MCP tool result: the text block, `isError`, and
@@ -149,15 +201,17 @@ pub fn to_call_result(out: RenderedOutput) -> CallToolResult {
 }
 
 /// The protocol error for an unknown tool: JSON-RPC invalid params (-32602),
-/// as the MCP specification says.
-pub fn unknown_tool(name: &str, served: &ServedTools) -> McpError {
+/// as the MCP specification says, with the tools `available` to the caller.
+pub fn unknown_tool(name: &str, available: &[Tool]) -> McpError {
     let mut shown: String = name.chars().take(100).collect();
     if shown.len() < name.len() {
         shown.push('…');
     }
     McpError::invalid_params(
         format!("Unknown tool: {shown:?}"),
-        Some(serde_json::json!({"available": served.names()})),
+        Some(serde_json::json!({
+            "available": available.iter().map(|t| t.name.as_ref()).collect::<Vec<&str>>()
+        })),
     )
 }
 
@@ -200,9 +254,11 @@ impl ServerHandler for HeraldServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.current_tools()))
+        Ok(ListToolsResult::with_all_items(
+            self.tools_for(narrowing(&context)),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -215,26 +271,36 @@ impl ServerHandler for HeraldServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
-        if self.served_tool(name).is_none() {
-            return Err(unknown_tool(name, &self.inner.tools));
+        let origin = call_origin(&context);
+        let narrowing = narrowing(&context);
+        let toolbox = &self.inner.toolbox;
+        let credential = self.inner.auth.credential(&context.extensions);
+        let arguments = request.arguments.as_ref();
+        if !self
+            .served_tool(name)
+            .is_some_and(|t| self.admits(narrowing, &t))
+        {
+            let code = ErrorCode::UnknownTool.as_str();
+            toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
+            return Err(unknown_tool(name, &self.tools_for(narrowing)));
         }
-        let credential = match self.inner.auth.credential(&context.extensions) {
+        let credential = match credential {
             Ok(c) => c,
             Err(e) => {
-                tracing::info!(tool = name, "refused a call without a usable credential");
+                let code = ProblemCode::Unauthorized.as_str();
+                toolbox.record_refused(name, code, None, arguments, &origin);
                 return Ok(to_call_result(e.to_output()).into());
             }
         };
         let arguments = request.arguments.unwrap_or_default();
-        tracing::debug!(tool = name, "tool call");
-        match self.inner.toolbox.call(name, arguments, &credential).await {
-            Ok(out) => {
-                if out.is_error {
-                    tracing::debug!(tool = name, "tool error");
-                }
-                Ok(to_call_result(out).into())
+        match toolbox
+            .call_from(name, arguments, &credential, &origin)
+            .await
+        {
+            Ok(out) => Ok(to_call_result(out).into()),
+            Err(ToolCallError::UnknownTool(_)) => {
+                Err(unknown_tool(name, &self.tools_for(narrowing)))
             }
-            Err(ToolCallError::UnknownTool(_)) => Err(unknown_tool(name, &self.inner.tools)),
             Err(e @ (ToolCallError::BadArguments(_) | ToolCallError::EmptyApiKey)) => {
                 Err(McpError::invalid_params(e.to_string(), None))
             }
@@ -368,8 +434,7 @@ mod tests {
 
     #[test]
     fn unknown_tool_is_invalid_params() {
-        let served = ServedTools::new(Vec::new());
-        let e = unknown_tool(&"x".repeat(1000), &served);
+        let e = unknown_tool(&"x".repeat(1000), &[]);
         assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS);
         assert!(e.message.len() < 200);
     }

@@ -1,6 +1,10 @@
 //! Streamable HTTP: rmcp's tower service behind the guard
-//! ([`crate::http_guard`]), `GET /healthz` (liveness), `GET /readyz`
-//! ([`crate::readiness`]), and the listener: at most `http.max_connections`
+//! ([`crate::http_guard`]), then the authorization challenge when
+//! `http.authorization_servers` is set ([`crate::http_auth`]) and the
+//! per-request tool sets ([`crate::http_tool_headers`]); `GET /healthz`
+//! (liveness), `GET /readyz` ([`crate::readiness`]), `GET /metrics`
+//! ([`crate::http_metrics`], unless it has a port of its own), the protected
+//! resource metadata; and the listener: at most `http.max_connections`
 //! connections, each under its time limits ([`crate::http_conn`]), and a
 //! bounded drain on SIGTERM/SIGINT.
 //!
@@ -32,17 +36,22 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
 use crate::handler::{HeraldServer, SERVER_NAME};
+use crate::http_auth::{AuthDiscovery, WELL_KNOWN, require_bearer};
 use crate::http_conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
 use crate::http_guard::{GuardPolicy, guard};
+use crate::http_metrics::{METRICS_PATH, MetricsEndpoint};
+use crate::http_tool_headers::narrow;
 use crate::readiness::{Readiness, readyz};
 use crate::shutdown::Shutdown;
 
-/// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`.
+/// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`, and
+/// `metrics` at `/metrics` when given.
 pub fn router(
     server: HeraldServer,
     http: &HttpSettings,
     cancel: CancellationToken,
     readiness: Readiness,
+    metrics: Option<Arc<MetricsEndpoint>>,
 ) -> Result<Router, ServerError> {
     let policy = GuardPolicy::new(
         &http.allowed_hosts,
@@ -58,6 +67,7 @@ pub fn router(
         .disable_allowed_hosts()
         .disable_allowed_origins()
         .with_cancellation_token(cancel);
+    let toolbox = Arc::new(server.toolbox().clone());
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
@@ -68,19 +78,35 @@ pub fn router(
     } else {
         format!("/{}", http.path)
     };
-    if path == "/healthz" || path == "/readyz" || path == "/" {
+    if ["/healthz", "/readyz", "/", METRICS_PATH].contains(&path.as_str())
+        || path.starts_with(WELL_KNOWN)
+    {
         return Err(ServerError::Settings(format!(
             "http.path: {path:?} is reserved; use a path such as /mcp"
         )));
     }
-    let mcp = Router::new()
-        .route_service(&path, service)
-        .layer(from_fn_with_state(Arc::new(policy), guard));
+    // Layers run from the last added: the guard, the challenge, the tool sets.
+    let mut mcp = Router::new().route_service(&path, service);
+    if http.tool_headers {
+        mcp = mcp.layer(from_fn_with_state(toolbox, narrow));
+    }
+    let discovery = AuthDiscovery::from_settings(http, &path);
+    if let Some(discovery) = &discovery {
+        mcp = mcp.layer(from_fn_with_state(discovery.clone(), require_bearer));
+    }
+    let mcp = mcp.layer(from_fn_with_state(Arc::new(policy), guard));
     let probes = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .with_state(readiness);
-    Ok(probes.merge(mcp))
+    let mut app = probes.merge(mcp);
+    if let Some(discovery) = discovery {
+        app = app.merge(discovery.router());
+    }
+    if let Some(metrics) = metrics {
+        app = app.merge(metrics.router());
+    }
+    Ok(app)
 }
 
 /// `GET /healthz`: liveness only (no Keeper call).
@@ -144,14 +170,30 @@ pub async fn serve_with(
     readiness: Readiness,
 ) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
-    let app = router(server, http, cancel.clone(), readiness)?;
+    let table = Arc::new(ConnectionTable::default());
+    let settings = &server.toolbox().settings().metrics;
+    let endpoint = settings
+        .enabled
+        .then(|| MetricsEndpoint::new(server.toolbox(), Some(table.clone())));
+    // On a port of its own, or on this listener.
+    let on_this_listener = match (endpoint, crate::http_metrics::bind(settings).await?) {
+        (Some(endpoint), Some(listener)) => {
+            tokio::spawn(crate::http_metrics::serve(
+                listener,
+                endpoint,
+                shutdown.clone(),
+            ));
+            None
+        }
+        (endpoint, _) => endpoint,
+    };
+    let app = router(server, http, cancel.clone(), readiness, on_this_listener)?;
     let limits = ConnectionLimits {
         header: Duration::from_secs(http.header_timeout_s),
         body: Duration::from_secs(http.body_timeout_s),
         idle: Duration::from_secs(http.idle_timeout_s),
         drain: Duration::from_secs(http.drain_timeout_s),
     };
-    let table = Arc::new(ConnectionTable::default());
     // The connections' drain starts once the listener is closed.
     let drain = Shutdown::new();
     let closing = async {

@@ -19,7 +19,9 @@
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
 //!   [`http_conn`]: each connection's time limits, the connection limit and
 //!   the drain; [`http_routing_headers`]: `Mcp-Method`/`Mcp-Name` checked
-//!   against the body; [`readiness`]: `/readyz`;
+//!   against the body; [`readiness`]: `/readyz`; [`http_metrics`]:
+//!   `/metrics`; [`http_auth`]: the 401 challenge and the protected
+//!   resource metadata; [`http_tool_headers`]: tool sets per request;
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
 //! - [`health`]: `health [URL]`, the container health check;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
@@ -36,9 +38,12 @@ pub mod error;
 pub mod handler;
 pub mod health;
 pub mod http;
+pub mod http_auth;
 pub mod http_conn;
 pub mod http_guard;
+pub mod http_metrics;
 pub mod http_routing_headers;
+pub mod http_tool_headers;
 pub mod logging;
 pub mod prompt;
 pub mod readiness;
@@ -103,7 +108,10 @@ fn parse(args: &[String]) -> Result<(Cli, Launcher), i32> {
             return Err(e.exit_code());
         }
     };
-    logging::init(cli.flags.log_level.as_deref());
+    logging::init(
+        cli.flags.log_level.as_deref(),
+        cli.flags.log_format.map(cli::LogFormatArg::format),
+    );
     let launcher = Launcher::from_argv0(args.first().map(String::as_str).unwrap_or_default());
     Ok((cli, launcher))
 }
@@ -113,7 +121,7 @@ pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
     match dispatch(cli, launcher).await {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("lorebase-herald: {e}");
+            logging::fatal(&e.to_string());
             e.exit_code()
         }
     }

@@ -1,8 +1,19 @@
 //! Logs go to stderr (stdout carries only protocol messages in stdio mode).
 //! The level comes from `--log-level`, else `RUST_LOG`, else [`DEFAULT_FILTER`]
-//! (`info`, with rmcp's per-request lines at `warn`).
+//! (`info`, with rmcp's per-request lines at `warn`). The format is text, or
+//! one JSON object per line (`--log-format json`, or `log.format: json` in the
+//! settings, applied once they are loaded: [`apply_settings`]).
+//!
+//! Each tool call writes one audit line at info level (target
+//! `herald::audit`, see `herald_core::telemetry::audit`).
 
-use tracing_subscriber::EnvFilter;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use herald_core::config::{LogFormat, Settings};
+use tracing_subscriber::layer::{Layered, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry, reload};
 
 /// The filter without a flag or `RUST_LOG`: rmcp logs every stateless HTTP
 /// request at `info`, which buries Herald's own lines; rustls' platform
@@ -10,17 +21,100 @@ use tracing_subscriber::EnvFilter;
 /// case in a minimal image (Herald then uses its bundled roots and says so).
 pub const DEFAULT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error";
 
-/// Installs the stderr subscriber. A second call (a binding running the CLI
-/// twice in one process) keeps the first one.
-pub fn init(level: Option<&str>) {
+type Filtered = Layered<EnvFilter, Registry>;
+type FormatLayer = Box<dyn Layer<Filtered> + Send + Sync>;
+
+/// How the format can still change: the reload handle, and whether a flag
+/// fixed it (then the settings do not change it).
+struct Installed {
+    handle: reload::Handle<FormatLayer, Filtered>,
+    fixed_by_flag: bool,
+    json: AtomicBool,
+}
+
+static INSTALLED: OnceLock<Installed> = OnceLock::new();
+
+/// Installs the stderr subscriber, in `format` when a flag gave one (text
+/// until the settings say otherwise). A second call (a binding running the
+/// CLI twice in one process) keeps the first one.
+pub fn init(level: Option<&str>, format: Option<LogFormat>) {
     let filter = filter(level, std::env::var("RUST_LOG").ok().as_deref());
+    let (layer, handle) = reload::Layer::new(format_layer(format.unwrap_or_default()));
+    if tracing_subscriber::registry()
+        .with(filter)
+        .with(layer)
+        .try_init()
+        .is_ok()
+    {
+        let _ = INSTALLED.set(Installed {
+            handle,
+            fixed_by_flag: format.is_some(),
+            json: (format == Some(LogFormat::Json)).into(),
+        });
+    }
+}
+
+/// Switches to the format of the settings (`log.format`), unless a flag
+/// chose one.
+pub fn apply_settings(settings: &Settings) {
+    let Some(installed) = INSTALLED.get() else {
+        return;
+    };
+    if !installed.fixed_by_flag {
+        let format = settings.log.format;
+        if installed.handle.reload(format_layer(format)).is_ok() {
+            installed
+                .json
+                .store(format == LogFormat::Json, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Whether log lines are JSON now.
+pub fn is_json() -> bool {
+    INSTALLED
+        .get()
+        .is_some_and(|i| i.json.load(Ordering::Relaxed))
+}
+
+/// A message for the operator on stderr: a log line of its own in the JSON
+/// format (so every line stays one JSON object), else a plain line
+/// `lorebase-herald: ...`.
+pub fn notice(message: &str) {
+    if is_json() {
+        tracing::info!(target: "lorebase_herald", "{message}");
+    } else {
+        eprintln!("lorebase-herald: {message}");
+    }
+}
+
+/// A failure that ends Herald, as [`notice`] writes it (error level in JSON).
+pub fn fatal(message: &str) {
+    if is_json() {
+        tracing::error!(target: "lorebase_herald", "{message}");
+    } else {
+        eprintln!("lorebase-herald: {message}");
+    }
+}
+
+/// The layer writing `format` on stderr.
+fn format_layer(format: LogFormat) -> FormatLayer {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_ansi(ansi)
-        .with_target(true)
-        .try_init();
+    match format {
+        LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(ansi)
+            .with_target(true)
+            .boxed(),
+        LogFormat::Json => tracing_subscriber::fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .with_writer(std::io::stderr)
+            .with_target(true)
+            .boxed(),
+    }
 }
 
 /// The filter: a flag wins over `RUST_LOG`; a bad directive falls back to

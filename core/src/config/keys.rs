@@ -6,16 +6,18 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::error::{ConfigError, SettingSource};
+use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
 use super::{Settings, Transport};
 
 /// The sections of the `herald` mapping.
-pub(crate) const SECTIONS: [&str; 7] =
-    ["keeper", "http", "output", "changes", "kb", "tools", "mcp"];
+pub(crate) const SECTIONS: [&str; 10] = [
+    "keeper", "http", "output", "changes", "kb", "tools", "mcp", "log", "metrics", "traces",
+];
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 41] = [
+pub const KEYS: [&str; 51] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -43,6 +45,9 @@ pub const KEYS: [&str; 41] = [
     "http.idle_timeout_s",
     "http.drain_delay_s",
     "http.drain_timeout_s",
+    "http.authorization_servers",
+    "http.resource_url",
+    "http.tool_headers",
     "output.max_chars",
     "output.max_items",
     "output.max_value_chars",
@@ -57,6 +62,13 @@ pub const KEYS: [&str; 41] = [
     "mcp.discovery_timeout_s",
     "mcp.call_timeout_s",
     "mcp.refresh_interval_s",
+    "log.format",
+    "log.audit_arguments",
+    "metrics.enabled",
+    "metrics.host",
+    "metrics.port",
+    "traces.otlp_endpoint",
+    "traces.service_name",
 ];
 
 /// Whether `key` is a settings key.
@@ -140,6 +152,15 @@ impl Field<'_> {
                 "expected a whole number from {min} to {max}, got {}",
                 self.shown()
             ))),
+        }
+    }
+
+    /// Unset when null or empty text.
+    fn optional_int(&self, min: u64, max: u64) -> Result<Option<u64>, ConfigError> {
+        match self.raw {
+            RawValue::Json(Value::Null) => Ok(None),
+            RawValue::Text(t) if t.trim().is_empty() => Ok(None),
+            _ => self.int(min, max).map(Some),
         }
     }
 
@@ -273,6 +294,26 @@ pub(crate) fn apply(
         "http.idle_timeout_s" => h.idle_timeout_s = f.int(1, 86_400)?,
         "http.drain_delay_s" => h.drain_delay_s = f.int(0, 300)?,
         "http.drain_timeout_s" => h.drain_timeout_s = f.int(0, 3600)?,
+        "http.authorization_servers" => {
+            let servers = f.list()?;
+            if let Some(bad) = servers.iter().find(|s| !is_plain_http_url(s)) {
+                return Err(f.invalid(format!(
+                    "an authorization server is its issuer URL, such as https://auth.example.com; got {bad:?}"
+                )));
+            }
+            h.authorization_servers = servers;
+        }
+        "http.resource_url" => {
+            let url = f.optional_string()?;
+            if url.as_deref().is_some_and(|u| !is_plain_http_url(u)) {
+                return Err(f.invalid(format!(
+                    "expected the URL callers use, such as https://herald.example.com/mcp; got {}",
+                    f.shown()
+                )));
+            }
+            h.resource_url = url;
+        }
+        "http.tool_headers" => h.tool_headers = f.bool()?,
         "output.max_chars" => o.max_chars = f.int(1, 10_000_000)? as usize,
         "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,
         "output.max_value_chars" => o.max_value_chars = f.int(1, 10_000_000)? as usize,
@@ -289,6 +330,30 @@ pub(crate) fn apply(
         "mcp.discovery_timeout_s" => settings.mcp.discovery_timeout_s = f.int(1, 600)?,
         "mcp.call_timeout_s" => settings.mcp.call_timeout_s = f.int(1, 3600)?,
         "mcp.refresh_interval_s" => settings.mcp.refresh_interval_s = f.int(0, 86_400)?,
+        "log.format" => {
+            settings.log.format = LogFormat::parse(&f.string()?)
+                .ok_or_else(|| f.invalid(format!("expected text or json, got {}", f.shown())))?
+        }
+        "log.audit_arguments" => settings.log.audit_arguments = f.bool()?,
+        "metrics.enabled" => settings.metrics.enabled = f.bool()?,
+        "metrics.host" => settings.metrics.host = f.nonempty_string()?,
+        "metrics.port" => {
+            settings.metrics.port = f.optional_int(0, u16::MAX.into())?.map(|p| p as u16)
+        }
+        "traces.otlp_endpoint" => {
+            let endpoint = f.optional_string()?;
+            if endpoint
+                .as_deref()
+                .is_some_and(|e| otlp_traces_url(e).is_none())
+            {
+                return Err(f.invalid(format!(
+                    "expected an OTLP/HTTP URL such as http://127.0.0.1:4318/v1/traces, got {}",
+                    f.shown()
+                )));
+            }
+            settings.traces.otlp_endpoint = endpoint;
+        }
+        "traces.service_name" => settings.traces.service_name = f.nonempty_string()?,
         _ => {
             return Err(ConfigError::UnknownKey {
                 key: key.to_string(),

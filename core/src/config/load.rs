@@ -43,6 +43,14 @@ impl Settings {
                 source_of("keeper.verify_tls"),
             )));
         }
+        if settings.http.allow_anonymous && !settings.http.authorization_servers.is_empty() {
+            return Err(ConfigError::Conflict(format!(
+                "herald.http.allow_anonymous: true (from {}) cannot go with herald.http.authorization_servers (from {}): \
+                 a call without a credential is either let through or sent to authorize, not both",
+                source_of("http.allow_anonymous"),
+                source_of("http.authorization_servers"),
+            )));
+        }
         if let Some(pending) = api_key {
             let secret = resolve_secret(&pending.text, env).map_err(|e| ConfigError::Secret {
                 key: "keeper.api_key".into(),

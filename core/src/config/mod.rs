@@ -32,6 +32,7 @@ mod keys;
 mod layers;
 mod load;
 mod mcp;
+mod operations;
 mod raw;
 mod secret;
 
@@ -45,6 +46,7 @@ pub use keys::KEYS;
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
 pub use load::process_env;
 pub use mcp::{MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings};
+pub use operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings, otlp_traces_url};
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 
 /// How Herald talks to its MCP host.
@@ -81,6 +83,12 @@ pub struct Settings {
     pub tools: ToolSelection,
     /// Remote MCP servers whose tools join the toolbox.
     pub mcp: McpSettings,
+    /// The log format and the audit line.
+    pub log: LogSettings,
+    /// Prometheus metrics.
+    pub metrics: MetricsSettings,
+    /// Span export over OTLP.
+    pub traces: TracesSettings,
 }
 
 /// How to reach Keeper.
@@ -187,6 +195,18 @@ pub struct HttpSettings {
     /// Seconds in-flight calls get to finish once the listener is closed,
     /// default 25; then every connection is closed and Herald exits.
     pub drain_timeout_s: u64,
+    /// The authorization servers that issue Lorebase credentials (RFC 9728).
+    /// When set, a request without `Authorization` gets HTTP 401 with
+    /// `WWW-Authenticate: Bearer resource_metadata=...`, and the protected
+    /// resource metadata is served; empty (the default): a call without a
+    /// credential is an `[unauthorized]` tool error.
+    pub authorization_servers: Vec<String>,
+    /// The resource identifier in that metadata (`https://herald.example/mcp`);
+    /// none (the default): `http://<Host><path>` of the request.
+    pub resource_url: Option<String>,
+    /// Honour the `X-MCP-Readonly`, `X-MCP-Toolsets` and `X-MCP-Tools`
+    /// request headers, which narrow the tools of one request. Default true.
+    pub tool_headers: bool,
 }
 
 /// Output caps (herald.md, Output size).
@@ -268,6 +288,9 @@ impl Default for Settings {
                 idle_timeout_s: 90,
                 drain_delay_s: 0,
                 drain_timeout_s: 25,
+                authorization_servers: Vec::new(),
+                resource_url: None,
+                tool_headers: true,
             },
             output: OutputSettings {
                 max_chars: 12_000,
@@ -279,6 +302,9 @@ impl Default for Settings {
             kb: KbSettings::default(),
             tools: ToolSelection::default(),
             mcp: McpSettings::default(),
+            log: LogSettings::default(),
+            metrics: MetricsSettings::default(),
+            traces: TracesSettings::default(),
         }
     }
 }

@@ -64,6 +64,19 @@ struct Inner {
     _watcher: Option<watch::CatalogWatcher>,
 }
 
+/// What `/metrics` reports of a catalog.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KbStatus {
+    /// Entries indexed now.
+    pub entries: usize,
+    /// When the index was last built or rescanned, in seconds since the Unix
+    /// epoch.
+    pub last_reload_unix_s: f64,
+    /// Re-indexes that failed since the catalog was opened (the previous
+    /// index stayed in service).
+    pub reload_failures: u64,
+}
+
 /// How a catalog is opened.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KbOptions {
@@ -128,7 +141,9 @@ impl KbCatalog {
             analyzer: tokenizer::analyzer(),
             snapshot: RwLock::new(Arc::new(snapshot)),
             state: Mutex::new(state),
+            reloads: Default::default(),
         });
+        shared.reloads.loaded();
         let watcher = if options.watch {
             match watch::start(&root, Arc::downgrade(&shared), options.debounce) {
                 Ok(watcher) => Some(watcher),
@@ -213,6 +228,15 @@ impl KbCatalog {
     /// never the filesystem).
     pub fn get(&self, path: &str) -> Option<Arc<KbEntry>> {
         self.inner.shared.current().by_path.get(path).cloned()
+    }
+
+    /// Its entries, when it was last indexed and how many re-indexes failed.
+    pub fn status(&self) -> KbStatus {
+        KbStatus {
+            entries: self.len(),
+            last_reload_unix_s: self.inner.shared.reloads.last_seconds(),
+            reload_failures: self.inner.shared.reloads.failures(),
+        }
     }
 
     /// Rescans the folder now and applies what changed (the watcher does this

@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use tantivy::tokenizer::TextAnalyzer;
 
@@ -18,6 +20,36 @@ pub(crate) struct Shared {
     pub(super) analyzer: TextAnalyzer,
     pub(super) snapshot: RwLock<Arc<Snapshot>>,
     pub(super) state: Mutex<CatalogState>,
+    pub(super) reloads: ReloadStats,
+}
+
+/// When the catalog was last (re)indexed, and how many re-indexes failed
+/// (for `/metrics`).
+#[derive(Debug, Default)]
+pub(crate) struct ReloadStats {
+    /// Milliseconds since the Unix epoch of the last index built or checked.
+    last_ms: AtomicU64,
+    failures: AtomicU64,
+}
+
+impl ReloadStats {
+    /// An index was built (or a rescan found it current) now.
+    pub(super) fn loaded(&self) {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        self.last_ms.store(now, Ordering::Relaxed);
+    }
+
+    /// The last load, in seconds since the Unix epoch (0: never).
+    pub(super) fn last_seconds(&self) -> f64 {
+        self.last_ms.load(Ordering::Relaxed) as f64 / 1000.0
+    }
+
+    /// Re-indexes that failed.
+    pub(super) fn failures(&self) -> u64 {
+        self.failures.load(Ordering::Relaxed)
+    }
 }
 
 impl Shared {
@@ -34,7 +66,10 @@ impl Shared {
             .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (changes, snapshot) = state.rescan(forced)?;
+        let (changes, snapshot) = state.rescan(forced).inspect_err(|_| {
+            self.reloads.failures.fetch_add(1, Ordering::Relaxed);
+        })?;
+        self.reloads.loaded();
         if let Some(snapshot) = snapshot {
             *self
                 .snapshot

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -13,6 +13,14 @@ use super::retry::{is_retryable_status, retry_after, retry_delay};
 use super::{Credential, KeeperClient};
 use crate::config::Secret;
 use crate::keeper::model::{Issue, Open, Problem, ProblemCode};
+use crate::telemetry::{KeeperAttempt, keeper_attempt};
+
+/// The W3C trace context header.
+const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+/// The W3C trace state header.
+const TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
+/// The request id header Keeper logs.
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Why one attempt got no complete answer.
 enum AttemptFailure {
@@ -68,12 +76,17 @@ impl KeeperClient {
         };
         let mut retry = 0u32;
         loop {
-            let attempt = request.try_clone().ok_or_else(|| {
+            let mut attempt = request.try_clone().ok_or_else(|| {
                 KeeperError::Setup(format!("cannot repeat the request {endpoint}"))
             })?;
+            let trace = keeper_attempt();
+            carry_trace(attempt.headers_mut(), &trace);
             let started = Instant::now();
             let outcome = self.attempt(attempt).await;
             let elapsed_ms = started.elapsed().as_millis() as u64;
+            let status = outcome.as_ref().ok().map(|a| a.status.as_u16());
+            self.inner.metrics.attempt(endpoint, status);
+            trace.finish(endpoint, status, retry);
             if let Ok(answer) = &outcome {
                 tracing::debug!(
                     endpoint,
@@ -123,6 +136,7 @@ impl KeeperClient {
                 }
             };
             retry += 1;
+            self.inner.metrics.resend(endpoint, status);
             tracing::warn!(
                 endpoint,
                 retry,
@@ -137,11 +151,7 @@ impl KeeperClient {
 
     /// The key a call carries, if any.
     fn credential_key<'a>(&'a self, credential: &'a Credential) -> Option<&'a Secret> {
-        match credential {
-            Credential::Configured => self.inner.settings.api_key.as_ref(),
-            Credential::Bearer(secret) => Some(secret),
-            Credential::Anonymous => None,
-        }
+        credential.key(self.inner.settings.api_key.as_ref())
     }
 
     /// One request and its whole answer, read in chunks up to the bound.
@@ -198,6 +208,20 @@ impl KeeperClient {
             "the connection failed"
         };
         format!("{what}: {root}")
+    }
+}
+
+/// Puts the attempt's `traceparent`, `tracestate` (the caller's, when it
+/// sent one) and `X-Request-Id` on a request.
+fn carry_trace(headers: &mut HeaderMap, trace: &KeeperAttempt) {
+    if let Ok(value) = HeaderValue::from_str(trace.traceparent().as_str()) {
+        headers.insert(TRACEPARENT, value);
+    }
+    if let Some(state) = trace.tracestate() {
+        headers.insert(TRACESTATE, state.clone());
+    }
+    if let Ok(value) = HeaderValue::from_str(trace.request_id().as_str()) {
+        headers.insert(X_REQUEST_ID, value);
     }
 }
 

@@ -19,6 +19,9 @@
 //!   ([`KeeperError::TooLarge`]).
 //! - Keys travel only in the `Authorization` header (marked sensitive); logs
 //!   name the endpoint, status and timing, never a header or a key.
+//! - Every attempt carries a W3C `traceparent` and an `X-Request-Id` (the
+//!   call's, [`crate::telemetry::scope`]), and is counted by endpoint
+//!   template and status ([`KeeperClient::metrics`]).
 
 mod client_cell;
 mod error;
@@ -35,6 +38,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::config::{KeeperSettings, Secret};
+use crate::telemetry::KeeperMetrics;
 use crate::tool::ToolCallError;
 use client_cell::ClientCell;
 pub use error::KeeperError;
@@ -63,6 +67,15 @@ impl Credential {
             Some(key) => Ok(Self::Bearer(Secret::new(key))),
         }
     }
+
+    /// The key this credential sends, given the configured one.
+    pub fn key<'a>(&'a self, configured: Option<&'a Secret>) -> Option<&'a Secret> {
+        match self {
+            Self::Configured => configured,
+            Self::Bearer(secret) => Some(secret),
+            Self::Anonymous => None,
+        }
+    }
 }
 
 /// The Keeper REST client. Clones share one connection pool.
@@ -80,6 +93,8 @@ struct Inner {
     base: url::Url,
     /// When Keeper last answered (for readiness reports).
     health: KeeperHealth,
+    /// Requests by endpoint and status (for `/metrics`).
+    metrics: KeeperMetrics,
 }
 
 /// `User-Agent` of every call.
@@ -136,6 +151,7 @@ impl KeeperClient {
                 http,
                 base,
                 health: KeeperHealth::default(),
+                metrics: KeeperMetrics::default(),
             }),
         })
     }
@@ -148,6 +164,12 @@ impl KeeperClient {
     /// When Keeper last answered a call, and when a call last got no answer.
     pub fn health(&self) -> KeeperHealthSnapshot {
         self.inner.health.snapshot()
+    }
+
+    /// Its requests by endpoint and status, and the resends (shared by its
+    /// clones).
+    pub fn metrics(&self) -> &KeeperMetrics {
+        &self.inner.metrics
     }
 
     /// `{base_url}/api/v1/domains/{domain}/{segments...}`, each part

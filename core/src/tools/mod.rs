@@ -19,11 +19,13 @@
 mod args;
 pub mod kb;
 mod lorebase;
+mod observe;
 mod remote;
 mod schema;
 mod selection;
 mod source;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -32,11 +34,15 @@ use serde_json::{Map, Value};
 use crate::config::Settings;
 use crate::kb::{KbCatalog, KbError};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
-use crate::remote::{RemoteError, RemoteTools, ServerSummary};
+use crate::remote::{NAME_SEPARATOR, RemoteError, RemoteTools, ServerSummary};
+use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
 use crate::tool::ErrorCode;
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
 use kb::KbTools;
 use lorebase::LorebaseTools;
+use observe::{CallRecord, CallTelemetry};
+pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
+pub use source::ToolOrigin;
 use source::ToolSource;
 
 /// Why a [`Toolbox`] cannot be built.
@@ -54,6 +60,9 @@ pub enum ToolboxError {
     /// `tools.allow` names a tool that is not served.
     #[error("{0}")]
     Selection(String),
+    /// The span exporter (`traces.otlp_endpoint`) cannot start.
+    #[error("{0}")]
+    Traces(String),
 }
 
 impl ToolboxError {
@@ -62,20 +71,9 @@ impl ToolboxError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::Keeper(_) | Self::Kb(_) | Self::Selection(_) => ErrorCode::InvalidSettings,
-            Self::Remote(_) => ErrorCode::Internal,
+            Self::Remote(_) | Self::Traces(_) => ErrorCode::Internal,
         }
     }
-}
-
-/// Where a served tool comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolOrigin {
-    /// A Lorebase tool (Keeper).
-    Lorebase,
-    /// A KB tool (the markdown catalog).
-    Kb,
-    /// A tool of a remote MCP server.
-    Remote,
 }
 
 /// The tools of one Herald, ready to list and call. Cheap to clone (shared).
@@ -86,6 +84,7 @@ pub struct Toolbox {
     lorebase: LorebaseTools,
     kb: KbTools,
     remote: RemoteTools,
+    telemetry: Arc<CallTelemetry>,
 }
 
 impl fmt::Debug for Toolbox {
@@ -106,7 +105,7 @@ impl Toolbox {
     /// not asked yet: see [`Toolbox::start`] and [`Toolbox::discover_remote`].
     pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
         let keeper = KeeperClient::new(&settings.keeper)?;
-        Self::with_keeper(settings, keeper)
+        Self::with_keeper(settings, keeper, None)
     }
 
     /// [`Toolbox::new`], then the first discovery of the remote MCP servers
@@ -120,21 +119,29 @@ impl Toolbox {
 
     /// A toolbox with other settings that shares this one's Keeper client
     /// (one connection pool, one load of the system's root certificates) when
-    /// their Keeper settings are the same; otherwise the same as
-    /// [`Toolbox::new`].
+    /// their Keeper settings are the same, and its call metrics and span
+    /// exporter; otherwise the same as [`Toolbox::new`].
     pub fn sibling(&self, settings: Settings) -> Result<Self, ToolboxError> {
         if settings.keeper != self.settings.keeper {
             return Self::new(settings);
         }
-        Self::with_keeper(settings, self.keeper.clone())
+        Self::with_keeper(settings, self.keeper.clone(), Some(self.telemetry.clone()))
     }
 
-    fn with_keeper(settings: Settings, keeper: KeeperClient) -> Result<Self, ToolboxError> {
+    fn with_keeper(
+        settings: Settings,
+        keeper: KeeperClient,
+        telemetry: Option<Arc<CallTelemetry>>,
+    ) -> Result<Self, ToolboxError> {
         let catalog = match &settings.kb.dir {
             Some(dir) => Some(KbCatalog::open(dir)?),
             None => None,
         };
         let remote = RemoteTools::new(&settings.mcp, &settings.output)?;
+        let telemetry = match telemetry {
+            Some(shared) => shared,
+            None => Arc::new(CallTelemetry::new(&settings).map_err(ToolboxError::Traces)?),
+        };
         let settings = Arc::new(settings);
         let toolbox = Self {
             lorebase: LorebaseTools::new(keeper.clone(), settings.clone()),
@@ -142,6 +149,7 @@ impl Toolbox {
             settings,
             keeper,
             remote,
+            telemetry,
         };
         toolbox.check_selection()?;
         Ok(toolbox)
@@ -265,15 +273,148 @@ impl Toolbox {
     /// Calls one tool. Tool failures are `Ok` with `is_error: true`; only a
     /// caller's programming error (a tool not served) is `Err`.
     ///
-    /// Every call of every front end passes here, once: the place to observe
-    /// calls (the tool, its origin, the outcome).
+    /// The call gets a new trace and request id; [`Toolbox::call_from`]
+    /// continues a caller's.
     pub async fn call(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
-        match self.origin_of(name) {
+        self.call_from(name, arguments, credential, &CallOrigin::default())
+            .await
+    }
+
+    /// [`Toolbox::call`] for a caller that sent a trace context or a request
+    /// id (`origin`): its Keeper requests carry them.
+    ///
+    /// Every call of every front end passes here, once: it is counted
+    /// (`tool_calls_total`, its latency, calls in flight), runs in its
+    /// [`CallScope`] (the trace and request id its Keeper requests carry),
+    /// and gets its audit line and, when traces are exported, its span. A
+    /// call dropped before it ends is recorded as `cancelled`.
+    pub async fn call_from(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+        origin: &CallOrigin<'_>,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        let tool_origin = self.origin_of(name);
+        let record = CallRecord::start(
+            &self.telemetry,
+            name,
+            self.metric_label(name, tool_origin),
+            tool_origin,
+            &self.settings,
+            Caller::of(observe::key_of(credential, &self.settings)),
+            &arguments,
+        );
+        let scope = CallScope::new(origin, self.telemetry.spans.as_ref());
+        let call = self.dispatch(tool_origin, name, arguments, credential);
+        ObservedCall::new(scope, call, |result, scope| record.end(result, scope)).await
+    }
+
+    /// Records a call a front end refused before calling the toolbox (no
+    /// usable credential: `unauthorized`; a tool not served to this request:
+    /// `unknown-tool`): its metric and its audit line.
+    pub fn record_refused(
+        &self,
+        name: &str,
+        outcome: &'static str,
+        credential: Option<&Credential>,
+        arguments: Option<&Map<String, Value>>,
+        origin: &CallOrigin<'_>,
+    ) {
+        let tool_origin = self.origin_of(name);
+        let key = credential.and_then(|c| observe::key_of(c, &self.settings));
+        let label = self.metric_label(name, tool_origin);
+        let empty = Map::new();
+        let scope = observe::audit_scope(tool_origin, arguments.unwrap_or(&empty), &self.settings);
+        observe::refused(&self.telemetry, name, label, outcome, key, scope, origin);
+    }
+
+    /// The call metrics (shared with siblings), for `/metrics`.
+    pub fn call_metrics(&self) -> &CallMetrics {
+        &self.telemetry.metrics
+    }
+
+    /// Where spans go when traces are exported (to flush at exit).
+    pub fn span_sink(&self) -> Option<&SpanSink> {
+        self.telemetry.spans.as_ref()
+    }
+
+    /// The metric label of `name`: the tool's own name when it is one.
+    fn metric_label(&self, name: &str, origin: Option<ToolOrigin>) -> Cow<'static, str> {
+        let builtin = match origin {
+            Some(ToolOrigin::Lorebase) => lorebase::TOOLS
+                .iter()
+                .find(|t| t.name == name)
+                .map(|t| t.name),
+            Some(ToolOrigin::Kb) => kb::NAMES.iter().find(|n| **n == name).copied(),
+            _ => None,
+        };
+        observe::label(name, origin, builtin)
+    }
+
+    /// The group `name` belongs to (`reads`, `provenance`, `revisions`,
+    /// `agent`, `kb`, `remote`); `None`: no such tool.
+    pub fn group_of(&self, name: &str) -> Option<&'static str> {
+        match self.origin_of(name)? {
+            ToolOrigin::Lorebase => lorebase::TOOLS
+                .iter()
+                .find(|t| t.name == name)
+                .map(|t| t.group),
+            ToolOrigin::Kb => Some(KB_GROUP),
+            ToolOrigin::Remote => Some(REMOTE_GROUP),
+        }
+    }
+
+    /// Every group name a narrowing may use.
+    pub fn group_names() -> impl Iterator<Item = &'static str> {
+        lorebase::GROUPS.into_iter().chain([KB_GROUP, REMOTE_GROUP])
+    }
+
+    /// Checks that a request's narrowing names real groups and tools (a
+    /// typo would otherwise hide every tool from that request): the message
+    /// names the unknown ones. A name shaped like a remote tool
+    /// (`<server>__<tool>`) is accepted, as it may be discovered later.
+    pub fn check_narrowing(&self, narrowing: &ToolNarrowing) -> Result<(), String> {
+        let mut unknown = Vec::new();
+        for group in narrowing.groups.iter().flatten() {
+            if !Self::group_names().any(|g| g == group) {
+                unknown.push(format!("toolset {group:?}"));
+            }
+        }
+        for tool in narrowing.tools.iter().flatten() {
+            if self.origin_of(tool).is_none() && !tool.contains(NAME_SEPARATOR) {
+                unknown.push(format!("tool {tool:?}"));
+            }
+        }
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "no such {}; toolsets: {}",
+            unknown.join(", "),
+            Self::group_names().collect::<Vec<_>>().join(", ")
+        ))
+    }
+
+    /// Whether a served tool stays served under `narrowing`.
+    pub fn admits(&self, narrowing: &ToolNarrowing, name: &str, writes: bool) -> bool {
+        narrowing.is_none() || narrowing.admits(name, self.group_of(name), writes)
+    }
+
+    /// Runs the call in the source that owns `name`.
+    async fn dispatch(
+        &self,
+        origin: Option<ToolOrigin>,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        match origin {
             Some(ToolOrigin::Lorebase) => {
                 self.call_in(&self.lorebase, name, arguments, credential)
                     .await

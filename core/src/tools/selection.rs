@@ -1,10 +1,52 @@
 //! The tool selection (`tools.read_only`, `tools.allow`, `tools.deny`): which
 //! tools are served, and the check that `tools.allow` names real tools (a
 //! typo would otherwise serve nothing, silently), the same for every front
-//! end.
+//! end; and the narrowing of one request ([`ToolNarrowing`], the
+//! `X-MCP-Readonly` / `X-MCP-Toolsets` / `X-MCP-Tools` headers over HTTP),
+//! which applies on top of the selection and so can never widen it.
 
 use crate::config::ToolSelection;
 use crate::remote::NAME_SEPARATOR;
+
+/// The group of the KB tools.
+pub const KB_GROUP: &str = "kb";
+/// The group of every remote MCP server's tools.
+pub const REMOTE_GROUP: &str = "remote";
+
+/// How one request narrows the tools the settings serve: only tools that do
+/// not write, and only the tools of some groups or some tools by name (their
+/// union, when either is given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolNarrowing {
+    /// Only tools that do not write.
+    pub read_only: bool,
+    /// Only the tools of these groups (`reads`, `provenance`, `revisions`,
+    /// `agent`, `kb`, `remote`), besides `tools`.
+    pub groups: Option<Vec<String>>,
+    /// Only these tools, besides those of `groups`.
+    pub tools: Option<Vec<String>>,
+}
+
+impl ToolNarrowing {
+    /// Whether it narrows nothing.
+    pub fn is_none(&self) -> bool {
+        !self.read_only && self.groups.is_none() && self.tools.is_none()
+    }
+
+    /// Whether a served tool (its name, group and whether it writes) stays
+    /// served for this request.
+    pub fn admits(&self, name: &str, group: Option<&str>, writes: bool) -> bool {
+        if self.read_only && writes {
+            return false;
+        }
+        if self.groups.is_none() && self.tools.is_none() {
+            return true;
+        }
+        let named = self.tools.iter().flatten().any(|t| t == name);
+        let in_group = group.is_some_and(|g| self.groups.iter().flatten().any(|x| x == g));
+        named || in_group
+    }
+}
 
 /// Whether a tool of that name (writing or not) is served.
 pub(crate) fn serves(selection: &ToolSelection, name: &str, writes: bool) -> bool {
@@ -54,6 +96,27 @@ pub(crate) fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_narrowing_keeps_named_tools_and_groups_and_drops_writers_when_read_only() {
+        let none = ToolNarrowing::default();
+        assert!(none.is_none() && none.admits("lorebase_execute", Some("agent"), true));
+        let read_only = ToolNarrowing {
+            read_only: true,
+            ..Default::default()
+        };
+        assert!(!read_only.admits("lorebase_execute", Some("agent"), true));
+        assert!(read_only.admits("lorebase_context", Some("agent"), false));
+        let some = ToolNarrowing {
+            read_only: false,
+            groups: Some(vec!["provenance".into()]),
+            tools: Some(vec!["lorebase_get".into()]),
+        };
+        assert!(some.admits("lorebase_get", Some("reads"), false));
+        assert!(some.admits("lorebase_history", Some("provenance"), false));
+        assert!(!some.admits("lorebase_schema", Some("reads"), false));
+        assert!(!some.admits("kb_get", Some("kb"), false));
+    }
 
     const ALL: [&str; 3] = ["lorebase_get", "lorebase_schema", "lorebase_execute"];
 

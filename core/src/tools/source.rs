@@ -10,6 +10,17 @@ use serde_json::{Map, Value};
 use crate::keeper::Credential;
 use crate::tool::{RenderedOutput, ToolDefinition};
 
+/// Where a served tool comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOrigin {
+    /// A Lorebase tool (Keeper).
+    Lorebase,
+    /// A KB tool (the markdown catalog).
+    Kb,
+    /// A tool of a remote MCP server.
+    Remote,
+}
+
 /// One source of tools.
 pub(crate) trait ToolSource {
     /// Whether `name` is this source's (offered now or not): a name a source

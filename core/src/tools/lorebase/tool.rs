@@ -70,6 +70,8 @@ pub(crate) type Running<'a> = Pin<Box<dyn Future<Output = RenderedOutput> + Send
 pub(crate) struct ToolEntry {
     /// Unique name.
     pub name: &'static str,
+    /// Its group (`reads`, `provenance`, `revisions`, `agent`: its module).
+    pub group: &'static str,
     /// Whether it writes.
     pub writes: bool,
     /// Its definition (schemas derived from its types).
@@ -87,10 +89,11 @@ impl std::fmt::Debug for ToolEntry {
     }
 }
 
-/// The row of `T`.
-pub(crate) const fn entry<T: LorebaseTool>() -> ToolEntry {
+/// The row of `T`, in `group`.
+pub(crate) const fn entry<T: LorebaseTool>(group: &'static str) -> ToolEntry {
     ToolEntry {
         name: T::NAME,
+        group,
         writes: T::WRITES,
         definition: definition::<T>,
         call: call::<T>,

@@ -1,0 +1,155 @@
+//! The settings an operator runs Herald with, besides serving: the log
+//! format and the audit line (`log`), Prometheus metrics (`metrics`) and the
+//! export of spans (`traces`). What they produce is described in
+//! `docs/operations.md`.
+
+/// How log lines are written on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// Human-readable lines (the default).
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+impl LogFormat {
+    /// The setting's value (`text`, `json`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Json => "json",
+        }
+    }
+
+    /// Parses a setting's value.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "text" => Some(Self::Text),
+            "json" => Some(Self::Json),
+            _ => None,
+        }
+    }
+}
+
+/// Logs and the audit trail (one info line per tool call).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSettings {
+    /// `text` (default) or `json` (`--log-format`).
+    pub format: LogFormat,
+    /// Add the names of a call's arguments to its audit line (never their
+    /// values, which may hold private data). Default false.
+    pub audit_arguments: bool,
+}
+
+/// Prometheus metrics (`GET /metrics`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricsSettings {
+    /// Serve metrics at all (default true).
+    pub enabled: bool,
+    /// The address of the metrics listener when `port` is set (default
+    /// `127.0.0.1`).
+    pub host: String,
+    /// A listener of its own for `/metrics` (0 picks a free port, logged at
+    /// start). None (the default): `/metrics` is served on the Streamable
+    /// HTTP listener, and not at all over stdio.
+    pub port: Option<u16>,
+}
+
+/// Spans exported over OTLP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracesSettings {
+    /// The OTLP/HTTP traces endpoint (`http://collector:4318/v1/traces`; a
+    /// URL without a path gets `/v1/traces`). None (the default): no export;
+    /// Keeper requests still carry `traceparent` and `X-Request-Id`.
+    pub otlp_endpoint: Option<String>,
+    /// `service.name` of the exported spans (default `lorebase-herald`).
+    pub service_name: String,
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        Self {
+            format: LogFormat::Text,
+            audit_arguments: false,
+        }
+    }
+}
+
+impl Default for MetricsSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            host: "127.0.0.1".into(),
+            port: None,
+        }
+    }
+}
+
+impl Default for TracesSettings {
+    fn default() -> Self {
+        Self {
+            otlp_endpoint: None,
+            service_name: "lorebase-herald".into(),
+        }
+    }
+}
+
+/// The OTLP traces URL of a configured endpoint: `/v1/traces` added to a URL
+/// without a path. `None` when it is not an `http://` or `https://` URL
+/// without credentials.
+pub fn otlp_traces_url(endpoint: &str) -> Option<String> {
+    let mut url = url::Url::parse(endpoint.trim()).ok()?;
+    if !matches!(url.scheme(), "http" | "https")
+        || !url.has_host()
+        || !url.username().is_empty()
+        || url.password().is_some()
+        || url.fragment().is_some()
+    {
+        return None;
+    }
+    if url.path() == "/" || url.path().is_empty() {
+        url.set_path("/v1/traces");
+    }
+    Some(url.to_string())
+}
+
+/// Whether `text` is an absolute `http://` or `https://` URL without
+/// credentials or fragment (authorization servers, the resource URL).
+pub(crate) fn is_plain_http_url(text: &str) -> bool {
+    url::Url::parse(text).is_ok_and(|u| {
+        matches!(u.scheme(), "http" | "https")
+            && u.has_host()
+            && u.username().is_empty()
+            && u.password().is_none()
+            && u.fragment().is_none()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn otlp_urls_get_the_traces_path_when_they_have_none() {
+        assert_eq!(
+            otlp_traces_url("http://127.0.0.1:4318").as_deref(),
+            Some("http://127.0.0.1:4318/v1/traces")
+        );
+        assert_eq!(
+            otlp_traces_url("https://otel.example/custom/traces").as_deref(),
+            Some("https://otel.example/custom/traces")
+        );
+        assert_eq!(otlp_traces_url("grpc://x:4317"), None);
+        assert_eq!(otlp_traces_url("http://u:p@x:4318"), None);
+        assert_eq!(otlp_traces_url("not a url"), None);
+    }
+
+    #[test]
+    fn formats_parse() {
+        for f in [LogFormat::Text, LogFormat::Json] {
+            assert_eq!(LogFormat::parse(f.as_str()), Some(f));
+        }
+        assert_eq!(LogFormat::parse("yaml"), None);
+    }
+}
