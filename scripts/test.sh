@@ -1,57 +1,91 @@
 #!/usr/bin/env bash
-# Runs every test of Lorebase Herald on a fresh machine: it installs what it needs first
-# (scripts/setup.sh), then checks formatting and lints, then runs the Rust tests, the
-# end-to-end tests (Python `mcp` SDK, TypeScript SDK) and the bindings' tests.
+# Runs every test of Lorebase Herald on a fresh machine: it installs what it needs from the
+# package registries (scripts/setup.sh), checks formatting and lints, builds everything once,
+# and runs the Rust tests, the end-to-end tests (Python `mcp` SDK, TypeScript SDK, the MCP
+# conformance suite) and the tests of the C, Node and Python packages.
 # `.ci/run` calls exactly this script.
+#
+#   scripts/test.sh                      # everything
+#   scripts/test.sh --only e2e-python    # one stage (or lane), with the stages it waits for
+#   scripts/test.sh --only rust,c-abi    # several
+#   scripts/test.sh --list               # the stages, their lanes, what each waits for
+#
+# How it runs (scripts/lib/stages.sh): stages are grouped in lanes; the stages of a lane run one
+# after another, the lanes side by side. The installs (network) run in their own lanes while
+# cargo compiles; all compilation is in the `build` lane, so it never competes with itself;
+# the test lanes start as soon as what they wait for is built. Each stage's output goes to
+# target/test-logs/STAGE.log; the run prints one line per stage start and end, a table of every
+# stage (result, wall time, CPU time, target/ size) and the whole log (or its tail) of every
+# stage that failed; it exits non-zero if one did.
+#
+# Adding a stage: one `stage` line below, in the lane it belongs to, e.g.
+#   stage e2e-newer-keeper --lane e2e --after build,setup-python-e2e -- ./scripts/test-newer.sh
+# (the command runs from the repository root, in a subshell with `set -euo pipefail`; it may be
+# a function of this file). A stage that compiles Rust belongs in the `build` lane. Tests reuse
+# the workspace build: HERALD_NO_BUILD=1 and target/debug/lorebase-{herald,sandbox}.
+#
+# Every crate compiles once for the whole run (docs/benchmarks.md, "CI footprint"): the
+# workspace-hack crate gives every package selection the same features, so the README's
+# `cargo run -p lorebase-herald -- demo`, this build, the addon and the wheel share one build of
+# each dependency. The run ends by checking it: a crate compiled twice fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/stages.sh
 
-# Disk: a clean run needs a few GB under target/ (see docs/benchmarks.md, "CI footprint");
-# each stage prints what target/ holds after it, so a full disk names its stage.
-# Incremental compilation only pays on rebuilds; on a clean checkout it writes
-# gigabytes that are never read.
-export CARGO_INCREMENTAL=0
-
-disk() { printf '    disk: target/ %s, free %s\n' "$(du -sh target 2>/dev/null | cut -f1)" "$(df -h --output=avail . | tail -n 1 | tr -d ' ')" >&2; }
-stage() { [ -d target ] && disk; printf '\n=== %s\n' "$*" >&2; }
-trap 'disk' EXIT
-
-stage "setup"
-./scripts/setup.sh
-
-stage "format and lints"
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
-
-stage "build"
-# The binaries and every test target in one build (one feature resolution);
-# the stages below reuse them (HERALD_NO_BUILD). The C, Node and Python stages
-# still build their own library.
-cargo test --workspace --locked --no-run
 export HERALD_BIN="$PWD/target/debug/lorebase-herald"
 export SANDBOX_BIN="$PWD/target/debug/lorebase-sandbox"
 export HERALD_NO_BUILD=1
+# napi-derive writes the addon's TypeScript declarations here when the workspace build compiles
+# the addon; npm/scripts/build-addon.mjs reads them instead of compiling it again.
+export NAPI_TYPE_DEF_TMP_FOLDER="$PWD/target/napi-typedefs"
 
-stage "rust tests"
-cargo test --workspace --locked
+# --- installs (network), side by side with the build ---------------------------------------
+stage setup-python-e2e --lane setup-py -- ./scripts/setup.sh python-e2e
+stage setup-python-tools --lane setup-py -- ./scripts/setup.sh python-tools
+stage setup-python-pkg --lane setup-py -- ./scripts/setup.sh python-pkg
+stage setup-bench-peer --lane setup-py -- ./scripts/setup.sh bench-peer
+stage setup-node-e2e --lane setup-js -- ./scripts/setup.sh node-e2e
+stage setup-node-pkg --lane setup-js -- ./scripts/setup.sh node-pkg
+stage setup-conformance --lane setup-js -- ./scripts/setup.sh conformance
+stage setup-valgrind --lane setup-apt -- ./scripts/setup.sh valgrind
 
-stage "end-to-end: python mcp SDK"
-.venv/bin/python -m pytest -q tests/python
+# --- compilation: one lane, one cargo at a time ---------------------------------------------
+build_workspace() {
+  # Every library, binary and test target of the workspace in one invocation: the tests, the
+  # two binaries, the C library and the Node addon. The Python module is left to maturin
+  # (the `wheel` stage), which builds it with the environment of the wheel's interpreter.
+  mkdir -p "$NAPI_TYPE_DEF_TMP_FOLDER"
+  cargo build --locked --workspace --exclude lorebase-herald-python --lib --bins --tests
+}
+clippy_workspace() {
+  # pyo3-ffi's build script reads the interpreter settings maturin gave the wheel's build
+  # (it honours a PYO3_CONFIG_FILE it is given): the same here, or clippy runs it again and
+  # compiles pyo3 and its macros a second time.
+  local config
+  config="$(ls -t target/maturin/pyo3-config-*.txt 2>/dev/null | head -n 1 || true)"
+  if [ -n "$config" ]; then
+    export PYO3_CONFIG_FILE="$PWD/$config" PYO3_BUILD_EXTENSION_MODULE=1
+  fi
+  cargo clippy --locked --workspace --all-targets -- -D warnings
+}
+stage format --lane build -- cargo fmt --all -- --check
+stage build --lane build -- build_workspace
+stage addon --lane build --after setup-node-pkg -- ./scripts/test-node.sh addon
+stage wheel --lane build --after setup-python-tools -- ./scripts/test-python.sh wheel
+stage clippy --lane build -- clippy_workspace
 
-stage "end-to-end: typescript SDK"
-npm test --prefix tests/node
+# --- tests -----------------------------------------------------------------------------------
+stage rust-tests --lane rust --after build -- cargo test --locked --workspace
+stage e2e-python --lane e2e --after build,setup-python-e2e -- .venv/bin/python -m pytest -q tests/python
+stage e2e-node --lane e2e --after build,setup-node-e2e -- npm test --prefix tests/node
+stage conformance --lane e2e --after build,setup-conformance -- tests/conformance/run.sh
+stage c-abi --lane bindings --after build,setup-valgrind -- ./scripts/test-c.sh
+stage node-package --lane bindings --after addon -- ./scripts/test-node.sh
+stage python-package --lane bindings --after wheel,setup-python-pkg -- ./scripts/test-python.sh
+stage bench-peer --lane bindings --after build,setup-bench-peer -- ./scripts/test-bench-peer.sh
 
-stage "conformance: @modelcontextprotocol/conformance"
-tests/conformance/run.sh
-
-stage "C ABI: header, C program under valgrind"
-./scripts/test-c.sh
-
-stage "node: addon and npm package"
-./scripts/test-node.sh
-
-stage "python: the wheel, uvx, and the framework adapters"
-./scripts/test-python.sh
-
-stage "benchmark peer: smoke (no timing)"
-./scripts/test-bench-peer.sh
+status=0
+run_stages "$@" || status=$?
+case " $* " in *" --list "* | *" -h "* | *" --help "*) exit "$status" ;; esac
+./scripts/compiled-once.sh "$STAGE_LOGS" || status=1
+exit "$status"
