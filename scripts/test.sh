@@ -70,19 +70,19 @@ clippy_workspace() {
 }
 stage format --lane build -- cargo fmt --all -- --check
 stage build --lane build -- build_workspace
-stage addon --lane build --after setup-node-pkg -- ./scripts/test-node.sh addon
 stage wheel --lane build --after setup-python-tools -- ./scripts/test-python.sh wheel
+stage addon --lane build --after setup-node-pkg -- ./scripts/test-node.sh addon
 stage clippy --lane build -- clippy_workspace
 
-# --- tests -----------------------------------------------------------------------------------
+# --- tests (lanes balanced by their time on 2 cores, docs/benchmarks.md) ---------------------
 stage rust-tests --lane rust --after build -- cargo test --locked --workspace
+stage c-abi --lane rust --after build,setup-valgrind -- ./scripts/test-c.sh
 stage e2e-python --lane e2e --after build,setup-python-e2e -- .venv/bin/python -m pytest -q tests/python
 stage e2e-node --lane e2e --after build,setup-node-e2e -- npm test --prefix tests/node
 stage conformance --lane e2e --after build,setup-conformance -- tests/conformance/run.sh
-stage c-abi --lane bindings --after build,setup-valgrind -- ./scripts/test-c.sh
-stage node-package --lane bindings --after addon -- ./scripts/test-node.sh
-stage python-package --lane bindings --after wheel,setup-python-pkg -- ./scripts/test-python.sh
-stage bench-peer --lane bindings --after build,setup-bench-peer -- ./scripts/test-bench-peer.sh
+stage bench-peer --lane e2e --after build,setup-bench-peer -- ./scripts/test-bench-peer.sh
+stage python-package --lane python --after wheel,setup-python-pkg -- ./scripts/test-python.sh
+stage node-package --lane node --after addon -- ./scripts/test-node.sh
 
 status=0
 run_stages "$@" || status=$?

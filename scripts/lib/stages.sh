@@ -170,8 +170,9 @@ stage_summary() {
   done
   printf '%-22s %-10s %-8s %6s %6ds %6s %11s\n' total "" "" "" "$(((end_ms - STAGE_T0) / 1000))" "" \
     "$(stage_disk_mb)"
-  printf 'target/ peak %s MB (after a stage); load average %s; logs in %s\n' "$peak" \
-    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" "$STAGE_LOGS"
+  printf 'target/ peak %s MB (after a stage), %s free; load average %s; logs in %s\n' "$peak" \
+    "$(df -h --output=avail . | tail -n 1 | tr -d ' ')" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" \
+    "$STAGE_LOGS"
   for s in "${STAGES[@]}"; do
     [ -n "${STAGE_SELECTED[$s]:-}" ] && [ -e "$STAGE_LOGS/$s.result" ] || continue
     read -r result _ <"$STAGE_LOGS/$s.result"
