@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks that a run of scripts/test.sh compiled every crate once: it counts cargo's
 # `Compiling NAME vVERSION` lines in the stage logs (cargo prints one per package and
-# invocation; clippy's check-only builds print `Checking`). A crate compiled by two stages
-# means two package selections resolved different features for it (regenerate the
+# invocation). A crate compiled by two stages means two package selections resolved
+# different features for it (regenerate the
 # workspace-hack crate: `cargo hakari generate && cargo hakari manage-deps`, see
 # docs/architecture.md) or a stage changed an environment variable that a build script reads.
 #
@@ -11,15 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 logs="${1:-target/test-logs}"
 
-# clippy compiles the build scripts of the workspace's own crates with clippy-driver (its
-# lint profile): those lines of clippy's log are not a second build.
-compiled="$(for log in "$logs"/*.log; do
-  if [ "$(basename "$log")" = clippy.log ]; then
-    grep -hE '^ *Compiling [^ ]+ v[^ ]+$' "$log" || true
-  else
-    grep -hE '^ *Compiling [^ ]+ v[^ ]+' "$log" || true
-  fi
-done | awk '{print $2, $3}' | sort)"
+compiled="$(grep -hoE '^ *Compiling [^ ]+ v[^ ]+' "$logs"/*.log 2>/dev/null | awk '{print $2, $3}' | sort || true)"
 total="$(printf '%s' "$compiled" | grep -c . || true)"
 twice="$(printf '%s\n' "$compiled" | grep . | uniq -d || true)"
 if [ -n "$twice" ]; then

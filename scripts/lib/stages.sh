@@ -56,15 +56,21 @@ stage() {
   case " ${LANES[*]} " in *" $lane "*) ;; *) LANES+=("$lane") ;; esac
 }
 
-# Marks NAME (a stage or a lane) and everything it waits for as selected.
+# Marks stage NAME and every stage it waits for as selected.
 stage_select() {
-  local name="$1" s dep found=0
+  local name="$1" dep
+  [ -n "${STAGE_SELECTED[$name]:-}" ] && return 0
+  STAGE_SELECTED[$name]=1
+  for dep in ${STAGE_AFTER[$name]}; do stage_select "$dep"; done
+}
+
+# Selects NAME: a stage, or every stage of a lane.
+stage_select_named() {
+  local name="$1" s found=0
   for s in "${STAGES[@]}"; do
     if [ "$s" = "$name" ] || [ "${STAGE_LANE[$s]}" = "$name" ]; then
       found=1
-      [ -n "${STAGE_SELECTED[$s]:-}" ] && continue
-      STAGE_SELECTED[$s]=1
-      for dep in ${STAGE_AFTER[$s]}; do stage_select "$dep"; done
+      stage_select "$s"
     fi
   done
   [ "$found" = 1 ] || stage_fail "--only $name: no stage or lane of that name (scripts/test.sh --list)"
@@ -205,7 +211,7 @@ run_stages() {
   done
   if [ "$list" = 1 ]; then stage_list; return 0; fi
   if [ -n "$only" ]; then
-    for name in ${only//,/ }; do stage_select "$name"; done
+    for name in ${only//,/ }; do stage_select_named "$name"; done
   else
     for s in "${STAGES[@]}"; do STAGE_SELECTED[$s]=1; done
   fi
