@@ -19,7 +19,7 @@
 # stage that failed; it exits non-zero if one did.
 #
 # Adding a stage: one `stage` line below, in the lane it belongs to, e.g.
-#   stage e2e-newer-keeper --lane e2e --after build,setup-python-e2e -- ./scripts/test-newer.sh
+#   stage e2e-newer-keeper --lane e2e --after binaries,setup-python-e2e -- ./scripts/test-newer.sh
 # (the command runs from the repository root, in a subshell with `set -euo pipefail`; it may be
 # a function of this file). A stage that compiles Rust belongs in the `compile` lane. Tests reuse
 # the workspace build: HERALD_NO_BUILD=1 and target/debug/lorebase-{herald,sandbox}.
@@ -27,8 +27,8 @@
 # Every crate compiles once for the whole run (docs/architecture.md, "Build"): the
 # workspace-hack crate gives every package selection the same features, so the README's
 # `cargo run -p lorebase-herald -- demo`, this build, the addon and the wheel share one build of
-# each dependency, and clippy lints our crates in the same build. The run ends by checking it:
-# a crate compiled twice fails it.
+# each dependency, and clippy lints our crates in the same build. The run ends by checking it
+# (scripts/compiled-once.py): a crate compiled twice fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/stages.sh
@@ -45,8 +45,13 @@ RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver 2>/dev/null || command -v 
 export RUSTC_WORKSPACE_WRAPPER
 # The workspace's crates are compiled once per run: incremental state (0.8 GB) would never be read.
 export CARGO_INCREMENTAL=0
-# napi-derive writes the addon's TypeScript declarations here when the workspace build compiles
-# the addon; npm/scripts/build-addon.mjs reads them instead of compiling it again.
+# No line tables in the workspace's own crates (the dependencies have none anyway): they and std's
+# would be linked into each of some 20 binaries and libraries (0.3 GB). Panics still say where.
+# The dependencies' builds do not change, so they stay shared with `cargo build`.
+export CARGO_PROFILE_DEV_DEBUG=false
+# napi-derive writes the addon's TypeScript declarations here whenever a build compiles the addon
+# (npm/scripts/build-addon.mjs reads them); one folder for every cargo invocation of the run, or
+# napi-build would see it change and the addon would compile again.
 export NAPI_TYPE_DEF_TMP_FOLDER="$PWD/target/napi-typedefs"
 
 # --- installs (network), side by side with the build ---------------------------------------
@@ -60,48 +65,58 @@ stage setup-conformance --lane setup-js -- ./scripts/setup.sh conformance
 stage setup-valgrind --lane setup-apt -- ./scripts/setup.sh valgrind
 
 # --- compilation: one lane, one cargo at a time ---------------------------------------------
-build_workspace() {
-  # Every target of the workspace in one invocation: the tests, the benches, the two binaries,
-  # the C library and the Node addon. The Python module is left to maturin (the `wheel` stage),
-  # which builds it with the settings of the wheel's interpreter. Build times per crate:
-  # target/cargo-timings/cargo-timing.html.
-  mkdir -p "$NAPI_TYPE_DEF_TMP_FOLDER"
-  cargo build --locked --workspace --exclude lorebase-herald-python --all-targets --timings
-}
+# In the order the tests need them, so test lanes run while the rest compiles: the binaries
+# first (most of the dependency graph), then each package, then every other target.
 lint_verdict() {
   # rustc's and clippy's warnings in the stages that compiled the workspace's crates; cargo
   # ends each crate's with "warning: `CRATE` (TARGET) generated N warnings" (it replays them
   # when the crate is up to date, so a second run sees them too).
   local logs=() log summary
-  for log in build wheel addon; do [ -f "$STAGE_LOGS/$log.log" ] && logs+=("$STAGE_LOGS/$log.log"); done
+  for log in binaries wheel addon c-library test-targets; do
+    [ -f "$STAGE_LOGS/$log.log" ] && logs+=("$STAGE_LOGS/$log.log")
+  done
   summary="$(grep -hE '^warning: `[^`]+` \(.*\) generated [0-9]+ warnings?' "${logs[@]}" | sort -u || true)"
   if [ -n "$summary" ]; then
-    # Each diagnostic: from its "warning:" line to the blank line after it (not cargo's summaries).
-    awk '/^warning: `[^`]+` \(/ { next } /^warning(\[[a-z0-9_:]+\])?: / { show = 1 } show { print } /^$/ { show = 0 }' \
-      "${logs[@]}"
+    # Each diagnostic once (cargo replays them in every stage): from its "warning:" line to the
+    # blank line after it (not cargo's summaries).
+    awk '/^warning: `[^`]+` \(/ { next }
+      /^warning(\[[a-z0-9_:]+\])?: / { block = "" ; keep = 1 }
+      keep { block = block $0 "\n" }
+      keep && /^$/ { if (!seen[block]++) printf "%s", block; keep = 0 }' "${logs[@]}"
     printf '%s\nlints: warnings (rustc, clippy) in the logs of: %s\n' "$summary" "${logs[*]}"
     return 1
   fi
   echo "lints: no warning from rustc or clippy in any target of the workspace"
 }
+# cargo build for a stage: progress and diagnostics in its log, cargo's JSON messages in
+# STAGE.cargo.json (scripts/compiled-once.py reads them). Build times per crate:
+# target/cargo-timings/cargo-timing.html (of the last build with --timings).
+cargo_build() {
+  cargo build --locked --message-format=json-render-diagnostics "$@" >"$STAGE_LOGS/$STAGE_NAME.cargo.json"
+}
+build_addon() { HERALD_CARGO_MESSAGES="$STAGE_LOGS/$STAGE_NAME.cargo.json" ./scripts/test-node.sh addon; }
 stage format --lane compile -- cargo fmt --all -- --check
-stage build --lane compile -- build_workspace
+stage binaries --lane compile -- cargo_build -p lorebase-herald -p lorebase-sandbox --bins --timings
 stage wheel --lane compile --after setup-python-tools -- ./scripts/test-python.sh wheel
-stage addon --lane compile --after setup-node-pkg -- ./scripts/test-node.sh addon
-stage lints --lane compile --after build,wheel,addon -- lint_verdict
+stage addon --lane compile --after setup-node-pkg -- build_addon
+stage c-library --lane compile -- cargo_build -p lorebase-herald-capi --lib
+# Every other target: the Rust tests, the benches. The Python module is left to maturin (the
+# wheel), which builds it with the settings of the wheel's interpreter.
+stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-herald-python --all-targets --timings
+stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lint_verdict
 
 # --- tests (lanes balanced by their time on 2 cores, docs/benchmarks.md) ---------------------
-stage rust-tests --lane rust --after build -- cargo test --locked --workspace
-stage c-abi --lane rust --after build,setup-valgrind -- ./scripts/test-c.sh
-stage e2e-python --lane e2e --after build,setup-python-e2e -- .venv/bin/python -m pytest -q tests/python
-stage e2e-node --lane e2e --after build,setup-node-e2e -- npm test --prefix tests/node
-stage conformance --lane e2e --after build,setup-conformance -- tests/conformance/run.sh
-stage bench-peer --lane e2e --after build,setup-bench-peer -- ./scripts/test-bench-peer.sh
-stage python-package --lane python --after wheel,setup-python-pkg -- ./scripts/test-python.sh
-stage node-package --lane node --after addon -- ./scripts/test-node.sh
+stage e2e-python --lane e2e --after binaries,setup-python-e2e -- .venv/bin/python -m pytest -q tests/python
+stage e2e-node --lane e2e --after binaries,setup-node-e2e -- npm test --prefix tests/node
+stage conformance --lane e2e --after binaries,setup-conformance -- tests/conformance/run.sh
+stage bench-peer --lane e2e --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
+stage python-package --lane python --after binaries,wheel,setup-python-pkg -- ./scripts/test-python.sh
+stage node-package --lane node --after binaries,addon -- ./scripts/test-node.sh
+stage c-abi --lane rust --after binaries,c-library,setup-valgrind -- ./scripts/test-c.sh
+stage rust-tests --lane rust --after test-targets -- cargo test --locked --workspace
 
 status=0
 run_stages "$@" || status=$?
 case " $* " in *" --list "* | *" -h "* | *" --help "*) exit "$status" ;; esac
-./scripts/compiled-once.sh "$STAGE_LOGS" || status=1
+./scripts/compiled-once.py "$STAGE_LOGS" || status=1
 exit "$status"

@@ -18,7 +18,7 @@
 // the addon compiles once. Only when they are missing is it compiled again.
 
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -52,6 +52,8 @@ function cargoBuild(force) {
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 256 * 1024 * 1024,
   })
+  // scripts/test.sh keeps cargo's messages (scripts/compiled-once.py reads them).
+  if (process.env.HERALD_CARGO_MESSAGES) appendFileSync(process.env.HERALD_CARGO_MESSAGES, build.stdout)
   if (build.status !== 0) {
     console.error(`cargo build failed (exit ${build.status})`)
     process.exit(1)

@@ -8,7 +8,8 @@
 #   run_stages [--only NAME[,NAME...]] [--list]
 #
 # COMMAND is a program or a shell function of the script (it runs in a subshell with
-# `set -euo pipefail`), with stdin from /dev/null and its output in $STAGE_LOGS/NAME.log.
+# `set -euo pipefail` and STAGE_NAME set), with stdin from /dev/null and its output in
+# $STAGE_LOGS/NAME.log.
 # `--only` takes stage or lane names and runs them with every stage they wait for.
 #
 # While the lanes run, one line per event (start, end, a heartbeat every minute); at the end a
@@ -117,6 +118,7 @@ stage_run() {
     stage_cpu_s cpu0
     (
       set -euo pipefail
+      export STAGE_NAME="$name"
       eval "${STAGE_CMD[$name]}"
     ) </dev/null >"$STAGE_LOGS/$name.log" 2>&1 &
     wait "$!" || rc=$?
