@@ -97,3 +97,4 @@ step "run the shared build under valgrind"
 "${memcheck[@]}" "$out/capi_test_shared"
 
 step "passed"
+rm -rf "$out"  # the C programs (80 MB, built again each run); kept when a step fails

@@ -45,10 +45,13 @@ RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver 2>/dev/null || command -v 
 export RUSTC_WORKSPACE_WRAPPER
 # The workspace's crates are compiled once per run: incremental state (0.8 GB) would never be read.
 export CARGO_INCREMENTAL=0
-# No line tables in the workspace's own crates (the dependencies have none anyway): they and std's
-# would be linked into each of some 20 binaries and libraries (0.3 GB). Panics still say where.
-# The dependencies' builds do not change, so they stay shared with `cargo build`.
-export CARGO_PROFILE_DEV_DEBUG=false
+# No line tables and no symbol table in what the workspace's crates link (the dependencies have
+# no debug info anyway): in each of some 20 binaries and libraries they took 0.5 GB in all.
+# Panics still say where; backtraces lose their frames' names. Exported symbols (the addon's,
+# the C library's) stay. Neither changes how the dependencies are built, so they stay shared
+# with `cargo build`. For a backtrace: CARGO_PROFILE_DEV_STRIP=none scripts/test.sh --only STAGE.
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-false}"
+export CARGO_PROFILE_DEV_STRIP="${CARGO_PROFILE_DEV_STRIP:-symbols}"
 # napi-derive writes the addon's TypeScript declarations here whenever a build compiles the addon
 # (npm/scripts/build-addon.mjs reads them); one folder for every cargo invocation of the run, or
 # napi-build would see it change and the addon would compile again.
