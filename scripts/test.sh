@@ -2,7 +2,8 @@
 # Runs every test of Lorebase Herald on a fresh machine: it installs what it needs from the
 # package registries (scripts/setup.sh), checks formatting and lints, builds everything once,
 # and runs the Rust tests, the end-to-end tests (Python `mcp` SDK, TypeScript SDK, the MCP
-# conformance suite) and the tests of the C, Node and Python packages.
+# conformance suite), the tests of the C, Node and Python packages (with the framework adapters),
+# the replicas behind nginx, and the deploy tests (the container image, compose, Kubernetes).
 # `.ci/run` calls exactly this script.
 #
 #   scripts/test.sh                      # everything
@@ -18,11 +19,26 @@
 # stage (result, wall time, CPU time, target/ size) and the whole log (or its tail) of every
 # stage that failed; it exits non-zero if one did.
 #
-# Adding a stage: one `stage` line below, in the lane it belongs to, e.g.
-#   stage e2e-newer-keeper --lane e2e --after binaries,setup-python-e2e -- ./scripts/test-newer.sh
-# (the command runs from the repository root, in a subshell with `set -euo pipefail`; it may be
-# a function of this file). A stage that compiles Rust belongs in the `compile` lane. Tests reuse
-# the workspace build: HERALD_NO_BUILD=1 and target/debug/lorebase-{herald,sandbox}.
+# Adding a stage is one line: put the test in its own script, scripts/test-NAME.sh, and add
+#   stage NAME --lane LANE --after STAGE,... -- ./scripts/test-NAME.sh
+# below, with the lane (see below) and what it needs first (the stages named in --after). The
+# command runs from the repository root in a subshell with `set -euo pipefail`, its output in
+# target/test-logs/NAME.log; it may be a function of this file. For example:
+#   stage e2e-newer-keeper --lane e2e --after binaries,setup-python-e2e -- ./scripts/test-newer-keeper.sh
+#   stage ops --lane rust --after binaries -- ./scripts/test-ops.sh
+#   stage fuzz-smoke --lane compile --after lints --own-build -- ./scripts/test-fuzz.sh
+# Where to put it:
+#   - A stage that compiles Rust goes in the `compile` lane (one cargo at a time: two would share
+#     2 cores and finish no sooner), after the stages it needs; a compile for another profile or
+#     with instrumentation (cargo fuzz) goes last there, after `lints`, marked --own-build (the
+#     compiled-once check leaves its log out).
+#   - An install from a registry (pip, npm, apt, cargo install) is a setup stage in a `setup-*`
+#     lane (apt ones in setup-apt: apt-get holds a lock), named setup-NAME, through a part of
+#     scripts/setup.sh, so it runs while cargo compiles; the test stage waits for it (--after).
+#   - A test stage waits for `binaries` (target/debug/lorebase-{herald,sandbox}; HERALD_NO_BUILD=1
+#     is set, so stage scripts must not build) and its setup, and joins the test lane with the
+#     least time (the summary table's wall times; docs/benchmarks.md): e2e, python, node, rust,
+#     deploy. A test that measures time (replicas) goes where the lane around it is light.
 #
 # Every crate compiles once for the whole run (docs/architecture.md, "Build"): the
 # workspace-hack crate gives every package selection the same features, so the README's
@@ -65,11 +81,50 @@ stage setup-bench-peer --lane setup-py -- ./scripts/setup.sh bench-peer
 stage setup-node-e2e --lane setup-js -- ./scripts/setup.sh node-e2e
 stage setup-node-pkg --lane setup-js -- ./scripts/setup.sh node-pkg
 stage setup-conformance --lane setup-js -- ./scripts/setup.sh conformance
+stage setup-adapter-frameworks --lane setup-js -- ./scripts/setup.sh adapter-frameworks
 stage setup-valgrind --lane setup-apt -- ./scripts/setup.sh valgrind
+stage setup-nginx --lane setup-apt -- ./scripts/setup.sh nginx
+# docker.io, docker-compose and a Docker engine started; kubernetes-validate into .venv.
+stage setup-deploy --lane setup-apt --after setup-python-e2e -- ./scripts/setup.sh deploy
 
 # --- compilation: one lane, one cargo at a time ---------------------------------------------
+# COMPILE_NICE="nice -n 10" runs it at a lower priority than the tests beside it. Not the default:
+# on a machine shared with other builds, cargo then gets a small part of their share of the CPU,
+# and the tests that measure time (replicas, the slow-client attack) pass beside it at normal
+# priority.
+COMPILE_NICE="${COMPILE_NICE:-}"
 # In the order the tests need them, so test lanes run while the rest compiles: the binaries
 # first (most of the dependency graph), then each package, then every other target.
+# The workspace-hack crate matches the dependencies (cargo hakari, when installed: `cargo install
+# cargo-hakari --locked`, 3 min of CPU, is more than this check is worth on a fresh machine; there
+# scripts/compiled-once.py at the end of the run shows a stale workspace-hack as a crate compiled
+# twice).
+workspace_hack_check() {
+  if ! cargo hakari --version >/dev/null 2>&1; then
+    echo "workspace-hack: cargo-hakari not installed, checked by scripts/compiled-once.py instead"
+    return 0
+  fi
+  local manage
+  cargo hakari generate --diff --quiet || {
+    echo "workspace-hack/Cargo.toml is stale: cargo hakari generate && cargo hakari manage-deps -y"
+    return 1
+  }
+  manage="$(cargo hakari manage-deps --dry-run 2>&1)"
+  case "$manage" in *"no operations to perform"*) ;; *)
+    printf '%s
+the workspace-hack dependency is missing from a crate: cargo hakari manage-deps -y
+' "$manage"
+    return 1 ;;
+  esac
+  echo "workspace-hack: up to date (cargo hakari generate --diff, manage-deps --dry-run)"
+}
+lints() {
+  local status=0
+  python3 scripts/module-cycles.py || status=1
+  workspace_hack_check || status=1
+  lint_verdict || status=1
+  return "$status"
+}
 lint_verdict() {
   # rustc's and clippy's warnings in the stages that compiled the workspace's crates; cargo
   # ends each crate's with "warning: `CRATE` (TARGET) generated N warnings" (it replays them
@@ -95,31 +150,36 @@ lint_verdict() {
 # STAGE.cargo.json (scripts/compiled-once.py reads them). Build times per crate:
 # target/cargo-timings/cargo-timing.html (of the last build with --timings).
 cargo_build() {
-  cargo build --locked --message-format=json-render-diagnostics "$@" >"$STAGE_LOGS/$STAGE_NAME.cargo.json"
+  $COMPILE_NICE cargo build --locked --message-format=json-render-diagnostics "$@" >"$STAGE_LOGS/$STAGE_NAME.cargo.json"
 }
-build_addon() { HERALD_CARGO_MESSAGES="$STAGE_LOGS/$STAGE_NAME.cargo.json" ./scripts/test-node.sh addon; }
+build_addon() { HERALD_CARGO_MESSAGES="$STAGE_LOGS/$STAGE_NAME.cargo.json" $COMPILE_NICE ./scripts/test-node.sh addon; }
 stage format --lane compile -- cargo fmt --all -- --check
 stage binaries --lane compile -- cargo_build -p lorebase-herald -p lorebase-sandbox --bins --timings
-stage wheel --lane compile --after setup-python-tools -- ./scripts/test-python.sh wheel
+stage wheel --lane compile --after setup-python-tools -- $COMPILE_NICE ./scripts/test-python.sh wheel
 stage addon --lane compile --after setup-node-pkg -- build_addon
 stage c-library --lane compile -- cargo_build -p lorebase-herald-capi --lib
 # Every other target: the Rust tests, the benches. The Python module is left to maturin (the
 # wheel), which builds it with the settings of the wheel's interpreter.
 stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-herald-python --all-targets --timings
-stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lint_verdict
+# Import circles between files (scripts/module-cycles.py), the workspace-hack, the warnings.
+stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lints
 
 # --- tests (lanes balanced by their time on 2 cores, docs/benchmarks.md) ---------------------
 stage e2e-python --lane e2e --after binaries,setup-python-e2e -- .venv/bin/python -m pytest -q tests/python
 stage e2e-node --lane e2e --after binaries,setup-node-e2e -- npm test --prefix tests/node
 stage conformance --lane e2e --after binaries,setup-conformance -- tests/conformance/run.sh
 stage bench-peer --lane e2e --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
+stage replicas --lane e2e --after binaries,setup-python-e2e,setup-nginx -- ./scripts/test-replicas.sh
 stage python-package --lane python --after binaries,wheel,setup-python-pkg -- ./scripts/test-python.sh
-stage node-package --lane node --after binaries,addon -- ./scripts/test-node.sh
+stage node-package --lane node --after binaries,addon,setup-adapter-frameworks -- ./scripts/test-node.sh
 stage c-abi --lane rust --after binaries,c-library,setup-valgrind -- ./scripts/test-c.sh
 stage rust-tests --lane rust --after test-targets -- cargo test --locked --workspace
+stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deploy.sh
 
 status=0
 run_stages "$@" || status=$?
 case " $* " in *" --list "* | *" -h "* | *" --help "*) exit "$status" ;; esac
-./scripts/compiled-once.py "$STAGE_LOGS" || status=1
+ignored=()
+for s in "${STAGE_OWN_BUILD[@]}"; do ignored+=(--ignore "$s"); done
+./scripts/compiled-once.py "$STAGE_LOGS" "${ignored[@]}" || status=1
 exit "$status"

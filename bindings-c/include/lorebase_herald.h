@@ -61,11 +61,12 @@ enum LorebaseHeraldErrorCode
    */
   LOREBASE_HERALD_ERROR_CODE_UNKNOWN_TOOL = 5,
   /**
-   * The tool arguments are not a JSON object.
+   * The tool arguments are not a JSON object, or the per-call key is empty.
    */
   LOREBASE_HERALD_ERROR_CODE_BAD_ARGUMENTS = 6,
   /**
-   * The async runtime or the Keeper client could not be started.
+   * The async runtime or the HTTP client of the remote MCP servers could
+   * not be started.
    */
   LOREBASE_HERALD_ERROR_CODE_STARTUP = 7,
   /**
@@ -103,8 +104,9 @@ extern "C" {
  * are discovered here and join the handle's tools as `<server>__<tool>`; an
  * unreachable server is skipped, within `mcp.discovery_timeout_s`.
  *
- * Returns `NULL` on error (invalid JSON, refused settings, startup failure)
- * and sets the last error. Free the handle with `lorebase_herald_free`.
+ * Returns `NULL` on error (invalid JSON, refused settings, a `tools.allow`
+ * naming a tool that is not served, startup failure) and sets the last
+ * error. Free the handle with `lorebase_herald_free`.
  *
  * # Safety
  * `settings_json` is `NULL` or a valid NUL-terminated string.
@@ -134,8 +136,8 @@ void lorebase_herald_free(struct LorebaseHerald *handle);
 char *lorebase_herald_tools(const struct LorebaseHerald *handle);
 
 /**
- * Calls the tool `name` with `arguments_json` (a JSON object; `NULL` means
- * `{}`), with the configured `keeper.api_key`.
+ * Calls the tool `name` with `arguments_json` (a JSON object; `NULL` or a
+ * blank string means `{}`), with the configured `keeper.api_key`.
  *
  * Returns the JSON result `{"text": string, "is_error": bool, "structured":
  * object or null}`: `text` is what a model would see; `is_error` marks a tool
@@ -157,7 +159,9 @@ char *lorebase_herald_call(const struct LorebaseHerald *handle, const char *name
 /**
  * Like `lorebase_herald_call`, with the caller's own Keeper API key
  * `api_key` for this call instead of the configured one (`NULL` = the
- * configured one). For hosts that serve several agents, each with its grants.
+ * configured one; an empty key is refused with
+ * `LOREBASE_HERALD_ERROR_CODE_BAD_ARGUMENTS`). For hosts that serve several
+ * agents, each with its grants.
  *
  * # Safety
  * As `lorebase_herald_call`; `api_key` is `NULL` or a valid NUL-terminated

@@ -10,6 +10,9 @@
 use std::cell::RefCell;
 use std::ffi::{CString, c_char};
 
+use herald_core::tool::{ArgumentsError, ErrorCode, ToolCallError};
+use herald_core::tools::ToolboxError;
+
 /// The kind of the last error on the calling thread, as returned by
 /// `lorebase_herald_last_error_code()`. The numeric values are stable.
 #[repr(i32)]
@@ -28,9 +31,10 @@ pub enum LorebaseHeraldErrorCode {
     InvalidSettings = 4,
     /// No tool has that name (or it is not served with these settings).
     UnknownTool = 5,
-    /// The tool arguments are not a JSON object.
+    /// The tool arguments are not a JSON object, or the per-call key is empty.
     BadArguments = 6,
-    /// The async runtime or the Keeper client could not be started.
+    /// The async runtime or the HTTP client of the remote MCP servers could
+    /// not be started.
     Startup = 7,
     /// An internal error (a panic inside the library, caught at the boundary).
     Internal = 8,
@@ -60,8 +64,9 @@ pub enum CApiError {
     /// No tool has that name.
     #[error("unknown tool {0:?}")]
     UnknownTool(String),
-    /// The tool arguments are not a JSON object.
-    #[error("tool arguments must be a JSON object: {0}")]
+    /// The tool arguments are not a JSON object, or the per-call key is empty
+    /// (the message says which).
+    #[error("{0}")]
     BadArguments(String),
     /// The runtime or the Keeper client could not be started.
     #[error("cannot start: {0}")]
@@ -87,12 +92,32 @@ impl CApiError {
     }
 }
 
-impl From<herald_core::tools::ToolCallError> for CApiError {
-    fn from(error: herald_core::tools::ToolCallError) -> Self {
-        use herald_core::tools::ToolCallError;
+impl From<ToolCallError> for CApiError {
+    fn from(error: ToolCallError) -> Self {
         match error {
             ToolCallError::UnknownTool(name) => Self::UnknownTool(name),
-            ToolCallError::BadArguments(reason) => Self::BadArguments(reason),
+            other => Self::BadArguments(other.to_string()),
+        }
+    }
+}
+
+impl From<ArgumentsError> for CApiError {
+    fn from(error: ArgumentsError) -> Self {
+        match error {
+            ArgumentsError::NotJson(reason) => Self::InvalidJson {
+                what: "arguments_json",
+                reason,
+            },
+            not_an_object => ToolCallError::from(not_an_object).into(),
+        }
+    }
+}
+
+impl From<ToolboxError> for CApiError {
+    fn from(error: ToolboxError) -> Self {
+        match error.code() {
+            ErrorCode::InvalidSettings => Self::InvalidSettings(error.to_string()),
+            _ => Self::Startup(error.to_string()),
         }
     }
 }

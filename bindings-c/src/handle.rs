@@ -5,10 +5,10 @@
 
 use std::future::Future;
 
-use herald_core::config::Secret;
 use herald_core::keeper::Credential;
+use herald_core::tool::arguments_from_json;
 use herald_core::tools::Toolbox;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::error::CApiError;
 
@@ -34,20 +34,12 @@ impl LorebaseHerald {
     /// `None` reads the file and the environment only.
     pub fn new(settings_json: Option<&str>) -> Result<Self, CApiError> {
         let settings = crate::settings::load(settings_json)?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(WORKER_THREADS)
-            .thread_name("lorebase-herald-capi")
-            .enable_all()
-            .build()
-            .map_err(|error| CApiError::Startup(format!("the async runtime: {error}")))?;
-        // The Keeper client's pool belongs to this runtime.
-        let toolbox = {
-            let _entered = runtime.enter();
-            Toolbox::new(settings).map_err(|error| CApiError::Startup(error.to_string()))?
-        };
-        // Remote MCP servers (`mcp.servers`) join the toolbox now; an
-        // unreachable one is logged and skipped, bounded by the discovery timeout.
-        runtime.block_on(toolbox.discover_remote());
+        let runtime =
+            herald_core::runtime::multi_thread("lorebase-herald-capi", Some(WORKER_THREADS))
+                .map_err(|error| CApiError::Startup(format!("the async runtime: {error}")))?;
+        // The Keeper client's pool belongs to this runtime; remote MCP servers
+        // (`mcp.servers`) are asked now (an unreachable one is skipped).
+        let toolbox = runtime.block_on(Toolbox::start(settings))?;
         Ok(Self {
             toolbox,
             runtime: Some(runtime),
@@ -72,11 +64,8 @@ impl LorebaseHerald {
         arguments_json: Option<&str>,
         api_key: Option<&str>,
     ) -> Result<String, CApiError> {
-        let arguments = parse_arguments(arguments_json)?;
-        let credential = match api_key {
-            Some(key) => Credential::Bearer(Secret::new(key)),
-            None => Credential::Configured,
-        };
+        let arguments = arguments_from_json(arguments_json)?;
+        let credential = Credential::per_call(api_key)?;
         let output = self.block_on(self.toolbox.call(name, arguments, &credential))?;
         let result = json!({
             "text": output.text,
@@ -120,59 +109,24 @@ impl Drop for LorebaseHerald {
     }
 }
 
-/// Parses the tool arguments: a JSON object, or none at all.
-fn parse_arguments(arguments_json: Option<&str>) -> Result<Map<String, Value>, CApiError> {
-    let Some(text) = arguments_json else {
-        return Ok(Map::new());
-    };
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(arguments)) => Ok(arguments),
-        Ok(other) => Err(CApiError::BadArguments(format!(
-            "got {}",
-            json_type_name(&other)
-        ))),
-        Err(error) => Err(CApiError::InvalidJson {
-            what: "arguments_json",
-            reason: error.to_string(),
-        }),
-    }
-}
-
-/// The JSON type of a value, for messages that must not quote the value.
-pub(crate) fn json_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn arguments_must_be_an_object() {
-        assert_eq!(parse_arguments(None), Ok(Map::new()));
+        assert!(arguments_from_json(None).unwrap().is_empty());
+        let e = CApiError::from(arguments_from_json(Some("[1]")).unwrap_err());
         assert_eq!(
-            parse_arguments(Some(r#"{"ref":"Supplier/S-1001"}"#))
-                .unwrap()
-                .len(),
-            1
-        );
-        assert_eq!(
-            parse_arguments(Some("[1]")),
-            Err(CApiError::BadArguments("got an array".into()))
+            e,
+            CApiError::BadArguments("tool arguments must be a JSON object: got an array".into())
         );
         assert!(matches!(
-            parse_arguments(Some("{nope")),
-            Err(CApiError::InvalidJson {
+            CApiError::from(arguments_from_json(Some("{nope")).unwrap_err()),
+            CApiError::InvalidJson {
                 what: "arguments_json",
                 ..
-            })
+            }
         ));
     }
 }

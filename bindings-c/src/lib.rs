@@ -51,8 +51,9 @@ const VERSION: &std::ffi::CStr = match std::ffi::CStr::from_bytes_with_nul(
 /// are discovered here and join the handle's tools as `<server>__<tool>`; an
 /// unreachable server is skipped, within `mcp.discovery_timeout_s`.
 ///
-/// Returns `NULL` on error (invalid JSON, refused settings, startup failure)
-/// and sets the last error. Free the handle with `lorebase_herald_free`.
+/// Returns `NULL` on error (invalid JSON, refused settings, a `tools.allow`
+/// naming a tool that is not served, startup failure) and sets the last
+/// error. Free the handle with `lorebase_herald_free`.
 ///
 /// # Safety
 /// `settings_json` is `NULL` or a valid NUL-terminated string.
@@ -101,8 +102,8 @@ pub unsafe extern "C" fn lorebase_herald_tools(handle: *const LorebaseHerald) ->
     })
 }
 
-/// Calls the tool `name` with `arguments_json` (a JSON object; `NULL` means
-/// `{}`), with the configured `keeper.api_key`.
+/// Calls the tool `name` with `arguments_json` (a JSON object; `NULL` or a
+/// blank string means `{}`), with the configured `keeper.api_key`.
 ///
 /// Returns the JSON result `{"text": string, "is_error": bool, "structured":
 /// object or null}`: `text` is what a model would see; `is_error` marks a tool
@@ -130,7 +131,9 @@ pub unsafe extern "C" fn lorebase_herald_call(
 
 /// Like `lorebase_herald_call`, with the caller's own Keeper API key
 /// `api_key` for this call instead of the configured one (`NULL` = the
-/// configured one). For hosts that serve several agents, each with its grants.
+/// configured one; an empty key is refused with
+/// `LOREBASE_HERALD_ERROR_CODE_BAD_ARGUMENTS`). For hosts that serve several
+/// agents, each with its grants.
 ///
 /// # Safety
 /// As `lorebase_herald_call`; `api_key` is `NULL` or a valid NUL-terminated

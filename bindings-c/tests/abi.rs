@@ -226,6 +226,15 @@ fn tool_failures_are_results_not_errors() {
         )
         .unwrap();
     assert_eq!(per_call["is_error"], false, "{per_call}");
+
+    // An empty key would reach Keeper as no credential: refused, as in every front end.
+    let Err((code, message)) =
+        herald.call_with_key("lorebase_get", r#"{"ref": "Supplier/S-1001"}"#, Some(""))
+    else {
+        panic!("an empty per-call key was accepted");
+    };
+    assert_eq!(code, LorebaseHeraldErrorCode::BadArguments, "{message}");
+    assert!(message.contains("API key"), "{message}");
 }
 
 #[test]
@@ -330,6 +339,11 @@ fn refused_settings_name_the_key_and_never_the_secret() {
             r#"{"keeper": {"api_key": "secret://env/LOREBASE_CAPI_TEST_UNSET"}}"#.to_owned(),
             LorebaseHeraldErrorCode::InvalidSettings,
             "LOREBASE_CAPI_TEST_UNSET",
+        ),
+        (
+            r#"{"tools": {"allow": ["lorebase_gte"]}}"#.to_owned(),
+            LorebaseHeraldErrorCode::InvalidSettings,
+            "lorebase_gte",
         ),
     ];
     for (settings, code, needle) in cases {

@@ -1,10 +1,8 @@
 //! Errors thrown to JavaScript with a stable `code` property
-//! (`err.code === 'unknown-tool'`), for the caller's programming errors.
+//! (`err.code === 'unknown-tool'`, `herald_core::tool::ErrorCode`), for the
+//! caller's programming errors.
 
 use napi::{Env, JsError, JsValue, Status};
-
-/// The `code` of an invalid `new Herald(options)` (bad option, bad setting).
-pub const INVALID_SETTINGS: &str = "invalid-settings";
 
 /// Builds a JS `Error` whose `message` is `message` and whose `code` is `code`,
 /// ready to be thrown or to reject a promise with. Must run on the JS thread.

@@ -1,18 +1,15 @@
 //! `Herald`: the tools in-process, for Node agents.
 
-use herald_core::config::{CONFIG_FILE_VAR, Secret, Settings, process_env};
+use herald_core::config::{CONFIG_FILE_VAR, Settings, process_env};
 use herald_core::keeper::Credential;
+use herald_core::tool::{ErrorCode, arguments_from_json, arguments_from_value};
 use herald_core::tools::{RenderedOutput, ToolCallError, Toolbox};
 use napi::bindgen_prelude::{FromNapiValue, Object, PromiseRaw, Unknown};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
-use crate::coded_error::{INVALID_SETTINGS, coded_error};
-
-/// The `code` of a call whose arguments or options are unusable (as
-/// `ToolCallError::BadArguments`).
-const BAD_ARGUMENTS: &str = "bad-arguments";
+use crate::coded_error::coded_error;
 use crate::options::{CallOptions, HeraldOptions, OPTION_NAMES, OptionsError, to_overrides};
 use crate::tool_types::{ToolDefinition, ToolResult};
 
@@ -32,16 +29,19 @@ pub struct Herald {
 
 #[napi]
 impl Herald {
-    /// Loads the settings (file, environment, then `options`) and builds the
-    /// tools. Throws an `Error` with `code: 'invalid-settings'` naming the
-    /// option or setting at fault.
+    /// Loads the settings (file, environment, then `options`), builds the
+    /// tools and asks the remote MCP servers of `mcp.servers` for theirs
+    /// (bounded by `mcp.discovery_timeout_s`; an unreachable server is
+    /// skipped). Throws an `Error` with `code: 'invalid-settings'` naming the
+    /// option or setting at fault (a name in `tools` that is no tool, too).
     #[napi(
         constructor,
         ts_args_type = "options?: HeraldOptions | undefined | null"
     )]
     pub fn new(env: Env, options: Option<Unknown>) -> napi::Result<Self> {
         let options = read_options(&env, options)?;
-        let invalid = |message: String| coded_error(&env, INVALID_SETTINGS, &message);
+        let invalid =
+            |message: String| coded_error(&env, ErrorCode::InvalidSettings.as_str(), &message);
         let overrides = to_overrides(&options).map_err(|e| invalid(e.to_string()))?;
         let settings = match &options.config_file {
             None => Settings::load(overrides),
@@ -52,8 +52,8 @@ impl Herald {
             }
         }
         .map_err(|e| invalid(e.to_string()))?;
-        let toolbox = Toolbox::new(settings)
-            .map_err(|e| invalid(format!("cannot build the Keeper client: {e}")))?;
+        let toolbox = napi::bindgen_prelude::block_on(Toolbox::start(settings))
+            .map_err(|e| coded_error(&env, e.code().as_str(), &e.to_string()))?;
         Ok(Self { toolbox })
     }
 
@@ -80,12 +80,12 @@ impl Herald {
         self.toolbox.settings().keeper.base_url.clone()
     }
 
-    /// Asks the remote MCP servers of the `mcp.servers` setting for their
-    /// tools, which then join `listTools()` and `callTool()` as
-    /// `<server>__<tool>`. Call it once after `new Herald()` (and again to
-    /// pick up servers that came up later); an unreachable server is skipped,
-    /// within `mcp.discovery_timeout_s`. Resolves with the number of remote
-    /// tools served.
+    /// Asks the remote MCP servers of the `mcp.servers` setting again for
+    /// their tools (`new Herald()` asked them already), which then join
+    /// `listTools()` and `callTool()` as `<server>__<tool>`: servers that came
+    /// up later join. An unreachable server is skipped, within
+    /// `mcp.discovery_timeout_s`. Resolves with the number of remote tools
+    /// served.
     #[napi]
     pub async fn discover_remote_tools(&self) -> u32 {
         self.toolbox.discover_remote().await;
@@ -98,7 +98,8 @@ impl Herald {
     ///
     /// Resolves with `{ text, isError, structured? }`: tool failures are
     /// results with `isError: true`. Rejects only on a programming error, with
-    /// an `Error` whose `code` is `unknown-tool` or `bad-arguments`.
+    /// an `Error` whose `code` is `unknown-tool` or `bad-arguments` (arguments
+    /// that are not an object, an empty `options.apiKey`).
     #[napi(
         ts_args_type = "name: string, args?: Record<string, unknown> | string | null, options?: CallOptions | undefined | null",
         ts_return_type = "Promise<ToolResult>"
@@ -110,9 +111,10 @@ impl Herald {
         args: Option<Unknown>,
         options: Option<CallOptions>,
     ) -> napi::Result<PromiseRaw<'env, ToolResult>> {
+        let api_key = options.unwrap_or_default().api_key;
         let prepared = read_arguments(args)
-            .map_err(|e| (e.code(), e.to_string()))
-            .and_then(|arguments| Ok((arguments, credential(options.unwrap_or_default())?)));
+            .and_then(|arguments| Ok((arguments, Credential::per_call(api_key.as_deref())?)))
+            .map_err(|e| (e.code(), e.to_string()));
         let toolbox = self.toolbox.clone();
         let call = async move {
             Ok(match prepared {
@@ -128,19 +130,19 @@ impl Herald {
 }
 
 /// A refused call: the `code` of the thrown `Error` and its message.
-type Refusal = (&'static str, String);
+type Refusal = (ErrorCode, String);
 
 /// Turns the outcome into the promise's value, or its rejection with a coded
 /// `Error` (on the JS thread).
 fn settle(env: &Env, outcome: Result<RenderedOutput, Refusal>) -> napi::Result<ToolResult> {
     outcome
         .map(ToolResult::from)
-        .map_err(|(code, message)| coded_error(env, code, &message))
+        .map_err(|(code, message)| coded_error(env, code.as_str(), &message))
 }
 
 /// Reads the options object, refusing properties that are not options.
 fn read_options(env: &Env, options: Option<Unknown>) -> napi::Result<HeraldOptions> {
-    let invalid = |message: String| coded_error(env, INVALID_SETTINGS, &message);
+    let invalid = |message: String| coded_error(env, ErrorCode::InvalidSettings.as_str(), &message);
     let Some(options) = options else {
         return Ok(HeraldOptions::default());
     };
@@ -167,44 +169,26 @@ fn read_options(env: &Env, options: Option<Unknown>) -> napi::Result<HeraldOptio
         .map_err(|e| invalid(format!("invalid options of new Herald(): {}", e.reason)))
 }
 
-/// The call's arguments: an object, its JSON text, or nothing (`{}`).
+/// The call's arguments: an object, its JSON text, or nothing (`{}`); the
+/// text and the value are read by core's parser, as in every front end.
 fn read_arguments(args: Option<Unknown>) -> Result<Map<String, Value>, ToolCallError> {
     let bad = |reason: String| ToolCallError::BadArguments(reason);
     let Some(args) = args else {
         return Ok(Map::new());
     };
     let kind = args.get_type().map_err(|e| bad(e.reason.clone()))?;
-    let value = match kind {
-        ValueType::Undefined | ValueType::Null => return Ok(Map::new()),
+    match kind {
+        ValueType::Undefined | ValueType::Null => Ok(Map::new()),
         ValueType::String => {
             // SAFETY: the value is a string.
             let text: String = unsafe { args.cast() }.map_err(|e| bad(e.reason.clone()))?;
-            if text.trim().is_empty() {
-                return Ok(Map::new());
-            }
-            serde_json::from_str::<Value>(&text).map_err(|e| bad(format!("not valid JSON: {e}")))?
+            Ok(arguments_from_json(Some(&text))?)
         }
         ValueType::Object => {
             // SAFETY: any JS value converts or fails cleanly.
-            unsafe { args.cast::<Value>() }.map_err(|e| bad(e.reason.clone()))?
+            let value = unsafe { args.cast::<Value>() }.map_err(|e| bad(e.reason.clone()))?;
+            Ok(arguments_from_value(value)?)
         }
-        other => return Err(bad(format!("got a {}", other.to_string().to_lowercase()))),
-    };
-    match value {
-        Value::Object(map) => Ok(map),
-        Value::Array(_) => Err(bad("got an array".into())),
-        other => Err(bad(format!("got {other}"))),
-    }
-}
-
-/// The credential of one call: its own key, else the configured one.
-fn credential(options: CallOptions) -> Result<Credential, Refusal> {
-    match options.api_key {
-        None => Ok(Credential::Configured),
-        Some(key) if key.trim().is_empty() => Err((
-            BAD_ARGUMENTS,
-            "options.apiKey must not be empty (leave it out to use the configured key)".into(),
-        )),
-        Some(key) => Ok(Credential::Bearer(Secret::new(key))),
+        other => Err(bad(format!("got a {}", other.to_string().to_lowercase()))),
     }
 }

@@ -2,23 +2,18 @@
 //!
 //! The exception classes live in `lorebase_herald.errors` (so that they are
 //! plain, documented Python classes); this module builds them by their stable
-//! `code` through `lorebase_herald.errors.error_from_code`. Tool failures are
-//! never exceptions: they are results with `is_error`.
+//! code (`herald_core::tool::ErrorCode`, the same in every front end) through
+//! `lorebase_herald.errors.error_from_code`. Tool failures are never
+//! exceptions: they are results with `is_error`.
 
+use herald_core::tool::ErrorCode;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
-/// Code of a failure inside the module itself (a bug): a panic, a runtime
-/// that cannot start.
-pub const INTERNAL: &str = "internal";
-/// Code of settings that do not load or do not validate.
-pub const INVALID_SETTINGS: &str = "invalid-settings";
-/// Code of arguments that are not a JSON object (same as `ToolCallError`).
-pub const BAD_ARGUMENTS: &str = "bad-arguments";
-
 /// The typed exception of `code`, carrying `message`.
-pub fn typed(py: Python<'_>, code: &str, message: impl Into<String>) -> PyErr {
+pub fn typed(py: Python<'_>, code: ErrorCode, message: impl Into<String>) -> PyErr {
     let message = message.into();
+    let code = code.as_str();
     let built = py
         .import("lorebase_herald.errors")
         .and_then(|module| module.getattr("error_from_code"))
@@ -29,6 +24,3 @@ pub fn typed(py: Python<'_>, code: &str, message: impl Into<String>) -> PyErr {
         Err(_) => PyRuntimeError::new_err(format!("[{code}] {message}")),
     }
 }
-
-/// Code of a call that was cancelled before it finished.
-pub const CANCELLED: &str = "cancelled";

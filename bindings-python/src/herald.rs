@@ -5,8 +5,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use herald_core::config::{Secret, Settings};
+use herald_core::config::Settings;
 use herald_core::keeper::Credential;
+use herald_core::tool::{ErrorCode, arguments_from_json};
 use herald_core::tools::{RenderedOutput, ToolCallError, Toolbox};
 use pyo3::prelude::*;
 use serde_json::{Map, Value};
@@ -54,11 +55,9 @@ impl NativeHerald {
         arguments_json: &str,
         api_key: Option<String>,
     ) -> PyResult<(Toolbox, Map<String, Value>, Credential)> {
-        let arguments = parse_arguments(py, arguments_json)?;
-        let credential = match api_key {
-            Some(key) => Credential::Bearer(Secret::new(key)),
-            None => Credential::Configured,
-        };
+        let refused = |e: ToolCallError| errors::typed(py, e.code(), e.to_string());
+        let arguments = arguments_from_json(Some(arguments_json)).map_err(|e| refused(e.into()))?;
+        let credential = Credential::per_call(api_key.as_deref()).map_err(refused)?;
         Ok((self.toolbox(py)?, arguments, credential))
     }
 }
@@ -73,7 +72,7 @@ impl NativeHerald {
     fn new(py: Python<'_>, options_json: &str) -> PyResult<Self> {
         let settings = py
             .detach(|| Settings::from_json_str(options_json))
-            .map_err(|e| errors::typed(py, errors::INVALID_SETTINGS, e.to_string()))?;
+            .map_err(|e| errors::typed(py, ErrorCode::InvalidSettings, e.to_string()))?;
         let toolbox = build_toolbox(py, settings.clone())?;
         Ok(Self {
             settings,
@@ -112,7 +111,7 @@ impl NativeHerald {
     fn definitions_json(&self, py: Python<'_>) -> PyResult<String> {
         let definitions = self.toolbox(py)?.definitions();
         serde_json::to_string(&definitions)
-            .map_err(|e| errors::typed(py, errors::INTERNAL, e.to_string()))
+            .map_err(|e| errors::typed(py, ErrorCode::Internal, e.to_string()))
     }
 
     /// Calls one tool and waits, without holding the GIL; Ctrl-C (a pending
@@ -206,56 +205,24 @@ impl NativeCall {
     }
 }
 
-/// Builds the toolbox; when the settings declare remote MCP servers
-/// (`mcp.servers`), their tools are discovered now (without the GIL, bounded by
-/// `mcp.discovery_timeout_s`; an unreachable server is skipped).
+/// Starts the toolbox (`Toolbox::start`, as every front end does): when the
+/// settings declare remote MCP servers (`mcp.servers`), their tools are
+/// discovered now (without the GIL, bounded by `mcp.discovery_timeout_s`; an
+/// unreachable server is skipped).
 fn build_toolbox(py: Python<'_>, settings: Settings) -> PyResult<Toolbox> {
-    let toolbox = py
-        .detach(|| Toolbox::new(settings))
-        .map_err(|e| errors::typed(py, errors::INVALID_SETTINGS, e.to_string()))?;
-    if !toolbox.remote().is_empty() {
-        let runtime = shared_runtime(py)?;
-        let discovering = toolbox.clone();
-        py.detach(|| runtime.block_on(async move { discovering.discover_remote().await }));
-    }
-    Ok(toolbox)
+    let runtime = shared_runtime(py)?;
+    py.detach(|| runtime.block_on(Toolbox::start(settings)))
+        .map_err(|e| errors::typed(py, e.code(), e.to_string()))
 }
 
 fn shared_runtime(py: Python<'_>) -> PyResult<Arc<tokio::runtime::Runtime>> {
     runtime::shared().map_err(|e| {
         errors::typed(
             py,
-            errors::INTERNAL,
+            ErrorCode::Internal,
             format!("cannot start the async runtime: {e}"),
         )
     })
-}
-
-/// The arguments object, or `bad-arguments`.
-fn parse_arguments(py: Python<'_>, arguments_json: &str) -> PyResult<Map<String, Value>> {
-    match serde_json::from_str::<Value>(arguments_json) {
-        Ok(Value::Object(arguments)) => Ok(arguments),
-        Ok(other) => {
-            let error = ToolCallError::BadArguments(format!("got {}", json_type(&other)));
-            Err(errors::typed(py, error.code(), error.to_string()))
-        }
-        Err(e) => Err(errors::typed(
-            py,
-            errors::BAD_ARGUMENTS,
-            format!("tool arguments must be a JSON object: {e}"),
-        )),
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The Python view of a finished call.
@@ -268,7 +235,7 @@ fn finish(
             let structured = match &output.structured {
                 Some(value) => Some(
                     serde_json::to_string(value)
-                        .map_err(|e| errors::typed(py, errors::INTERNAL, e.to_string()))?,
+                        .map_err(|e| errors::typed(py, ErrorCode::Internal, e.to_string()))?,
                 ),
                 None => None,
             };
@@ -277,12 +244,12 @@ fn finish(
         Ok(Err(error)) => Err(errors::typed(py, error.code(), error.to_string())),
         Err(join) if join.is_cancelled() => Err(errors::typed(
             py,
-            errors::CANCELLED,
+            ErrorCode::Cancelled,
             "the tool call was cancelled",
         )),
         Err(_panic) => Err(errors::typed(
             py,
-            errors::INTERNAL,
+            ErrorCode::Internal,
             "the tool call failed inside lorebase_herald (a bug: please report it)",
         )),
     }

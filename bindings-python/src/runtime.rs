@@ -1,6 +1,7 @@
 //! The tokio runtime the in-process tool calls run on: one per process, made on
-//! first use, and made again in a child after `os.fork()` (a forked child keeps
-//! the runtime's memory but none of its threads).
+//! first use (by `herald_core::runtime`, as every front end makes it), and made
+//! again in a child after `os.fork()` (a forked child keeps the runtime's
+//! memory but none of its threads).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -21,12 +22,7 @@ pub fn shared() -> std::io::Result<Arc<Runtime>> {
     if let Some(current) = slot.as_ref().filter(|current| current.pid == pid) {
         return Ok(Arc::clone(&current.runtime));
     }
-    let runtime = Arc::new(
-        tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_name("lorebase-herald")
-            .build()?,
-    );
+    let runtime = Arc::new(herald_core::runtime::multi_thread("lorebase-herald", None)?);
     if let Some(stale) = slot.replace(ProcessRuntime {
         pid,
         runtime: Arc::clone(&runtime),

@@ -1,5 +1,6 @@
-//! Typed errors, and how a failure is shown to a model: `[code] message`, one
-//! issue per line with its path, and a `next:` line (herald.md, Errors).
+//! How a tool failure is shown to a model ([`ToolError`]): `[code] message`,
+//! one issue per line with its path, and a `next:` line (herald.md, Errors).
+//! Every tool error of every source is rendered here, by [`ToolError::render`].
 //!
 //! ```text
 //! [validation-failed] parameters do not match the Operation
@@ -7,84 +8,12 @@
 //! next: fix the issues above (one per line, with its path), then call again
 //! ```
 
+pub use crate::keeper::KeeperError;
 use crate::keeper::model::{Issue, Problem, ProblemCode};
+use crate::tool::RenderedOutput;
 
 /// The delay a transient error names when Keeper gave none, in seconds.
 pub const DEFAULT_RETRY_DELAY_S: u64 = 5;
-
-/// A failed Keeper call.
-#[derive(Debug, thiserror::Error)]
-pub enum KeeperError {
-    /// Keeper answered with a problem.
-    #[error("[{}] {}", .0.code, .0.detail)]
-    Problem(Box<crate::keeper::model::Problem>),
-    /// Keeper could not be reached after the retries.
-    #[error("[keeper-unavailable] {0}")]
-    Unavailable(String),
-    /// Keeper's answer was not what the contract says.
-    #[error("[keeper-unavailable] unexpected answer from Keeper: {0}")]
-    Protocol(String),
-    /// Keeper's answer was larger than `keeper.max_response_bytes`.
-    #[error(
-        "[validation-failed] Keeper's answer to {endpoint} is larger than herald.keeper.max_response_bytes ({limit} bytes)"
-    )]
-    TooLarge {
-        /// The endpoint called (`POST /neighborhood`).
-        endpoint: &'static str,
-        /// The bound, in bytes.
-        limit: u64,
-    },
-    /// The client or a request could not be set up (settings that bypassed
-    /// validation, an invalid proxy URL).
-    #[error("[keeper-unavailable] cannot set up the call to Keeper: {0}")]
-    Setup(String),
-}
-
-impl KeeperError {
-    /// A problem built by Herald itself (for checks before a call).
-    pub fn problem(code: ProblemCode, detail: impl Into<String>, issues: Vec<Issue>) -> Problem {
-        Problem {
-            type_uri: format!("https://lorebase.dev/problems/{code}"),
-            title: code.as_str().replace('-', " "),
-            status: code.http_status(),
-            detail: detail.into(),
-            code,
-            issues,
-            head: None,
-            retry_after: None,
-        }
-    }
-
-    /// [`KeeperError::Problem`] built by Herald itself.
-    pub fn local(code: ProblemCode, detail: impl Into<String>) -> Self {
-        Self::Problem(Box::new(Self::problem(code, detail, Vec::new())))
-    }
-
-    /// [`KeeperError::Problem`] built by Herald itself, with one issue.
-    pub fn local_issue(
-        code: ProblemCode,
-        detail: impl Into<String>,
-        path: &str,
-        message: &str,
-    ) -> Self {
-        let issue = Issue {
-            path: path.into(),
-            message: message.into(),
-        };
-        Self::Problem(Box::new(Self::problem(code, detail, vec![issue])))
-    }
-
-    /// The problem code this failure is shown with.
-    pub fn code(&self) -> ProblemCode {
-        match self {
-            Self::Problem(p) => p.code,
-            Self::TooLarge { .. } => ProblemCode::ValidationFailed,
-            Self::Unavailable(_) | Self::Protocol(_) | Self::Setup(_) => {
-                ProblemCode::KeeperUnavailable
-            }
-        }
-    }
-}
 
 /// A tool failure, as the model sees it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -186,8 +115,8 @@ impl ToolError {
     }
 
     /// The tool result of this error (`is_error`, no structured content).
-    pub fn to_output(&self) -> crate::tools::RenderedOutput {
-        crate::tools::RenderedOutput {
+    pub fn to_output(&self) -> RenderedOutput {
+        RenderedOutput {
             text: self.render(),
             is_error: true,
             structured: None,

@@ -1,18 +1,27 @@
 //! Lorebase Herald's core: everything the MCP server, the Node addon, the Python
 //! module and the C API share.
 //!
+//! The modules, from the bottom up (a module uses only those above it in
+//! this list; `scripts/module-cycles.py` checks that no files import each
+//! other in a circle):
+//!
+//! - [`tool`]: what every front end sees of a tool: [`tool::ToolDefinition`],
+//!   [`tool::RenderedOutput`], the caller's errors and their codes, the
+//!   parser of a call's arguments.
 //! - [`config`]: the layered settings (YAML file, `LOREBASE__HERALD__...`
 //!   variables, short variables, flags or binding options) and secrets.
-//! - [`keeper`]: the typed client of Keeper's REST contract and its wire types
-//!   ([`keeper::model`]), with retries and per-call credentials.
-//! - [`error`]: the typed errors, and how a failure becomes `[code] message`,
-//!   its issues and a `next:` line.
-//! - [`tools`]: the table of tools (definitions plus one handler each) and the
-//!   [`tools::Toolbox`] that serves them.
-//! - [`render`]: the text and JSON renderings of Keeper's answers, with the
-//!   output caps.
+//! - [`runtime`]: the Tokio runtime every front end builds.
+//! - [`keeper`]: the typed client of Keeper's REST contract, its wire types
+//!   ([`keeper::model`]) and its errors, with retries and per-call credentials.
+//! - [`error`]: how a tool failure is shown to a model: `[code] message`, its
+//!   issues and a `next:` line.
 //! - [`kb`]: the knowledge-base catalog (markdown entries on tantivy).
-//! - [`remote`]: remote MCP servers whose tools join the toolbox (`mcp.servers`).
+//! - [`render`]: the text and JSON renderings of the answers, with the
+//!   output caps.
+//! - [`remote`]: remote MCP servers (`mcp.servers`): discovery and calls,
+//!   their outputs under the caps.
+//! - [`tools`]: the tools, from three sources (Lorebase, KB, remote), and the
+//!   [`tools::Toolbox`] every front end serves them through.
 
 pub mod config;
 pub mod error;
@@ -20,4 +29,6 @@ pub mod kb;
 pub mod keeper;
 pub mod remote;
 pub mod render;
+pub mod runtime;
+pub mod tool;
 pub mod tools;

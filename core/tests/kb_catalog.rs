@@ -307,7 +307,7 @@ fn kb_get_only_knows_indexed_paths() {
     ] {
         assert!(catalog.get(path).is_none(), "{path:?} must not resolve");
     }
-    let error = herald_core::kb::tools::not_found("../a.md");
+    let error = herald_core::tools::kb::not_found("../a.md");
     assert_eq!(error.code.as_str(), "not-found");
     assert_eq!(
         error.message,
@@ -315,13 +315,13 @@ fn kb_get_only_knows_indexed_paths() {
     );
     assert!(error.next.as_deref().unwrap().contains("kb_search"));
     // Control characters and quotes are escaped, very long paths shortened.
-    let error = herald_core::kb::tools::not_found("a\"b\nc");
+    let error = herald_core::tools::kb::not_found("a\"b\nc");
     assert_eq!(
         error.message,
         r#"no entry at "a\"b\nc" (use kb_search to discover paths)"#
     );
     let long = "x/".repeat(500);
-    assert!(herald_core::kb::tools::not_found(&long).message.len() < 300);
+    assert!(herald_core::tools::kb::not_found(&long).message.len() < 300);
 }
 
 #[test]

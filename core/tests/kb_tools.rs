@@ -4,8 +4,8 @@
 use crate::kb_support;
 
 use herald_core::config::OutputSettings;
-use herald_core::kb::tools::{self, GetArgs, SearchArgs};
 use herald_core::render::OutputFormat;
+use herald_core::tools::kb::{self as tools, GetArgs, SearchArgs};
 use kb_support::{call, call_json, entry, hit_paths, open, write};
 use serde_json::{Map, Value, json};
 

@@ -1,9 +1,10 @@
-//! The tool list models see: a checked-in snapshot (`tests/snapshots/tools.json`,
-//! `tools/list`-shaped) so any change to names, descriptions, schemas or
-//! annotations is reviewed; plus the rules every definition follows.
+//! The tool list models see: one checked-in snapshot per tool
+//! (`tests/snapshots/tools/<name>.json`, the definition as `tools/list` sends
+//! it), so a change to one tool's name, description, schemas or annotations
+//! is one small reviewed diff; plus the rules every definition follows.
 //!
 //! `UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration tools_list::`
-//! rewrites the snapshot.
+//! rewrites the snapshots.
 
 use crate::tools_support;
 
@@ -40,20 +41,48 @@ fn names(t: &Toolbox) -> Vec<String> {
     t.definitions().into_iter().map(|d| d.name).collect()
 }
 
+const UPDATE: &str = "review the change, then run: UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration tools_list::";
+
 #[test]
-fn the_tool_list_matches_the_snapshot() {
-    let defs = toolbox(|_| {}).definitions();
-    let actual = serde_json::to_string_pretty(&json!({ "tools": defs })).unwrap() + "\n";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools.json");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-        return;
+fn every_tool_matches_its_snapshot() {
+    let catalog = tempfile::tempdir().unwrap();
+    std::fs::write(
+        catalog.path().join("entry.md"),
+        "---\ntitle: A\n---\nbody\n",
+    )
+    .unwrap();
+    let defs = toolbox(|s| s.kb.dir = Some(catalog.path().to_path_buf())).definitions();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools");
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
+    let mut drifted = Vec::new();
+    for d in &defs {
+        let actual = serde_json::to_string_pretty(d).unwrap() + "\n";
+        let path = dir.join(format!("{}.json", d.name));
+        if update {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &actual).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(actual.as_str()) {
+            drifted.push(format!(
+                "{} (tests/snapshots/tools/{}.json)",
+                d.name, d.name
+            ));
+        }
     }
-    let expected = std::fs::read_to_string(&path)
-        .expect("tests/snapshots/tools.json exists (UPDATE_SNAPSHOTS=1 writes it)");
+    let mut stale = Vec::new();
+    for file in std::fs::read_dir(&dir).unwrap() {
+        let path = file.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if !defs.iter().any(|d| d.name == name) {
+            if update {
+                std::fs::remove_file(&path).unwrap();
+            } else {
+                stale.push(name);
+            }
+        }
+    }
     assert!(
-        expected == actual,
-        "the tool list changed; review it and run with UPDATE_SNAPSHOTS=1\n--- actual ---\n{actual}"
+        drifted.is_empty() && stale.is_empty(),
+        "tool definitions changed: {drifted:?}; snapshots of tools that no longer exist: {stale:?}; {UPDATE}"
     );
 }
 
@@ -156,13 +185,13 @@ async fn a_tool_not_served_is_unknown() {
         .call("nope", Default::default(), &Credential::Configured)
         .await
         .unwrap_err();
-    assert_eq!(err.code(), "unknown-tool");
+    assert_eq!(err.code().as_str(), "unknown-tool");
     // KB tools exist only with a catalog.
     let err = ro
         .call("kb_search", Default::default(), &Credential::Configured)
         .await
         .unwrap_err();
-    assert_eq!(err.code(), "unknown-tool");
+    assert_eq!(err.code().as_str(), "unknown-tool");
 }
 
 #[test]

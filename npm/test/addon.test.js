@@ -193,10 +193,13 @@ describe('the knowledge base', () => {
     }
   })
 
-  test('a missing kbDir is invalid-settings', () => {
+  test('a missing kbDir is invalid-settings, labelled as a KB error', () => {
     assert.throws(
       () => herald({ kbDir: '/nonexistent/herald-kb' }),
-      (error) => error.code === 'invalid-settings' && /herald-kb/.test(error.message),
+      (error) =>
+        error.code === 'invalid-settings' &&
+        /herald-kb/.test(error.message) &&
+        !/Keeper client/.test(error.message),
     )
   })
 })
@@ -314,7 +317,7 @@ describe('settings', () => {
 })
 
 describe('remote MCP servers (mcp.servers)', () => {
-  test('discoverRemoteTools() joins a remote server\'s allowlisted tools', async (t) => {
+  test('new Herald() joins a remote server\'s allowlisted tools; discoverRemoteTools() asks again', async (t) => {
     const { spawn } = await import('node:child_process')
     const { fileURLToPath } = await import('node:url')
     const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..')
@@ -341,7 +344,8 @@ describe('remote MCP servers (mcp.servers)', () => {
         })
       })
       const h = herald({ settings: { mcp: { servers: [{ name: 'py', url, tools: ['add'] }] } } })
-      assert.ok(!h.listTools().some((tool) => tool.name.startsWith('py__')), 'no remote tool before discovery')
+      // Discovered when the Herald is built, as in Python and C.
+      assert.ok(h.listTools().some((tool) => tool.name === 'py__add'), 'the remote tool joins at construction')
       assert.equal(await h.discoverRemoteTools(), 1)
       const names = h.listTools().map((tool) => tool.name)
       assert.ok(names.includes('py__add'), names.join(', '))

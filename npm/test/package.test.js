@@ -52,15 +52,24 @@ after(() => {
 test('the tarballs hold exactly the published files', async () => {
   assert.ok(existsSync(join(NPM_DIR, addonFile)), `build the addon first (npm/scripts/build-addon.mjs): ${addonFile}`)
   const mainPack = await pack(NPM_DIR, work)
+  const adapters = ['ai', 'langchain', 'mastra', 'openai-agents'].flatMap((name) =>
+    ['d.ts', 'js', 'mjs'].map((ext) => `adapters/${name}.${ext}`),
+  )
   assert.deepEqual(mainPack.files, [
     'README.md',
+    ...adapters,
+    'adapters/langchain-types.d.ts',
+    'adapters/langchain.d.mts',
+    'adapters/tool-specs.d.ts',
+    'adapters/tool-specs.js',
     'bin/lorebase-herald',
     'examples/agent-loop.js',
+    'examples/ai-sdk-agent.mjs',
     'index.d.ts',
     'index.js',
     'native.js',
     'package.json',
-  ])
+  ].sort())
   // The platform package, in napi's layout, with the addon built here.
   const platformDir = join(work, key)
   cpSync(join(NPM_DIR, key), platformDir, { recursive: true })
@@ -140,4 +149,24 @@ test("require('lorebase-herald') calls the tools in-process", async () => {
   assert.equal(out.tools, 14)
   assert.equal(out.isError, false, out.text)
   assert.match(out.text, /Kavsen Alloys/)
+})
+
+test('the frameworks are optional peers: none is installed, and an adapter says which one to install', async () => {
+  assert.ok(project, 'the install step ran')
+  for (const peer of Object.keys(main.peerDependencies)) {
+    assert.equal(main.peerDependenciesMeta[peer]?.optional, true, peer)
+    assert.ok(!existsSync(join(project, 'node_modules', ...peer.split('/'))), `${peer} was installed`)
+  }
+  const script = `
+    const { Herald } = require('lorebase-herald')
+    try {
+      require('lorebase-herald/ai').toAiSdkTools(new Herald())
+    } catch (error) {
+      process.stdout.write(JSON.stringify({ code: error.code, message: error.message }))
+    }`
+  const result = await run(process.execPath, ['-e', script], { cwd: project, env })
+  assert.equal(result.code, 0, result.stderr)
+  const { code, message } = JSON.parse(result.stdout)
+  assert.equal(code, 'missing-peer')
+  assert.match(message, /^ai is not installed: npm install ai/)
 })

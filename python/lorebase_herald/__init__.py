@@ -2,9 +2,8 @@
 
 - ``lorebase-herald`` (or ``python -m lorebase_herald``, ``uvx lorebase-herald``) runs
   the MCP server, exactly like the native binary.
-- :class:`Herald` calls the same tools from Python, and its adapters hand them to
-  agent frameworks: :meth:`Herald.to_openai_tools`, :meth:`Herald.to_langchain_tools`,
-  :meth:`Herald.to_pydantic_ai_tools`, :meth:`Herald.to_openai_agents_tools`.
+- :class:`Herald` calls the same tools from Python, and :mod:`lorebase_herald.adapters`
+  hands them to agent frameworks (``adapters.langchain.to_langchain_tools(herald)``, ...).
 
 The Python API is imported on first use, so that the server's command line starts
 without loading asyncio or typing.

@@ -50,7 +50,7 @@ class UnknownToolError(HeraldError, LookupError):
 
 
 class BadArgumentsError(HeraldError, TypeError):
-    """The tool arguments are not a JSON object."""
+    """The tool arguments are not a JSON object, or the per-call ``api_key`` is empty."""
 
     code = "bad-arguments"
 

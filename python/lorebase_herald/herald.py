@@ -6,15 +6,10 @@ import asyncio
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import _native
 from .errors import BadArgumentsError, SettingsError
-
-if TYPE_CHECKING:
-    from .adapters.langchain import HeraldLangChainTool
-    from .adapters.openai_agents import FunctionTool
-    from .adapters.pydantic_ai import Tool
 
 __all__ = ["Herald", "ToolResult"]
 
@@ -148,9 +143,10 @@ class Herald:
     ) -> ToolResult:
         """Calls one tool and waits for its answer (other Python threads run meanwhile).
 
-        ``api_key`` sends that key instead of the configured one. Tool failures are
-        results with ``is_error=True``; an unknown tool or arguments that are not a
-        JSON object raise :class:`~lorebase_herald.errors.HeraldError` subclasses.
+        ``api_key`` sends that key instead of the configured one (an empty one is
+        refused). Tool failures are results with ``is_error=True``; an unknown tool,
+        arguments that are not a JSON object or an empty ``api_key`` raise
+        :class:`~lorebase_herald.errors.HeraldError` subclasses.
         """
         return _result(self._native.call(name, _arguments_json(arguments), api_key))
 
@@ -177,30 +173,3 @@ class Herald:
             call.cancel()
             raise
         return _result(output)
-
-    # Adapters (each imports its framework only when called).
-
-    def to_openai_tools(self, *, api: str = "chat") -> List[Dict[str, Any]]:
-        """OpenAI-style function tool specs (plain dicts); see :mod:`lorebase_herald.adapters.openai`."""
-        from .adapters.openai import to_openai_tools
-
-        return to_openai_tools(self, api=api)
-
-    def to_langchain_tools(self, *, api_key: Optional[str] = None) -> "List[HeraldLangChainTool]":
-        """LangChain ``BaseTool`` objects (extra ``lorebase-herald[langchain]``)."""
-        from .adapters.langchain import to_langchain_tools
-
-        return to_langchain_tools(self, api_key=api_key)
-
-    def to_pydantic_ai_tools(self, *, api_key: Optional[str] = None) -> "List[Tool[Any]]":
-        """PydanticAI ``Tool`` objects (extra ``lorebase-herald[pydantic-ai]``)."""
-        from .adapters.pydantic_ai import to_pydantic_ai_tools
-
-        return to_pydantic_ai_tools(self, api_key=api_key)
-
-    def to_openai_agents_tools(self, *, api_key: Optional[str] = None) -> "List[FunctionTool]":
-        """OpenAI Agents SDK ``FunctionTool`` objects (extra ``lorebase-herald[openai-agents]``)."""
-        from .adapters.openai_agents import to_openai_agents_tools
-
-        return to_openai_agents_tools(self, api_key=api_key)
-

@@ -7,6 +7,7 @@ workspace's debug build: SANDBOX_BIN, HERALD_BIN, HERALD_WHEEL.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -118,6 +119,14 @@ def herald(sandbox: Sandbox, reader_key: str):  # type: ignore[no-untyped-def]
     return Herald(url=sandbox.url, api_key=reader_key, domain="supply", keeper={"max_retries": 0})
 
 
+@pytest.fixture()
+def keyless_herald(sandbox: Sandbox):  # type: ignore[no-untyped-def]
+    """A Herald on the sandbox's ``supply`` Domain with no key of its own (each call brings one)."""
+    from lorebase_herald import Herald
+
+    return Herald(url=sandbox.url, domain="supply", keeper={"max_retries": 0})
+
+
 @pytest.fixture(scope="session")
 def wheel() -> Path:
     """The built wheel (``HERALD_WHEEL`` or the one wheel in ``dist/``)."""
@@ -150,3 +159,29 @@ def clean_env(**extra: str) -> Dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOREBASE")}
     env.update(extra)
     return env
+
+
+REMOTE_SERVER = REPO / "tests" / "python" / "remote_mcp_server.py"
+
+
+@contextlib.contextmanager
+def remote_mcp_server() -> Iterator[str]:
+    """A remote MCP server written with the official SDK (``add``, ``shout``, ...)
+    on a loopback port; yields its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, str(REMOTE_SERVER), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("REMOTE_MCP_READY "):
+                yield json.loads(line.split(" ", 1)[1])["url"]
+                break
+        else:
+            pytest.fail("the remote MCP server did not start")
+    finally:
+        proc.kill()
+        proc.wait()

@@ -4,38 +4,16 @@ discovered when the Herald is built and called through it."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import Sandbox
-
-REMOTE_SERVER = Path(__file__).resolve().parents[2] / "tests" / "python" / "remote_mcp_server.py"
-
+from conftest import Sandbox, remote_mcp_server
 
 @pytest.fixture()
 def remote_url() -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, str(REMOTE_SERVER), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.startswith("REMOTE_MCP_READY "):
-                yield json.loads(line.split(" ", 1)[1])["url"]
-                break
-        else:
-            pytest.fail("the remote MCP server did not start")
-    finally:
-        proc.kill()
-        proc.wait()
+    with remote_mcp_server() as url:
+        yield url
 
 
 def test_remote_tools_join_the_toolbox(sandbox: Sandbox, remote_url: str) -> None:

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::faults::FaultSpec;
 use crate::problem::{ApiError, ApiResult};
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::text::embed;
 
 type Shared = State<Arc<AppState>>;

@@ -22,7 +22,7 @@ use crate::admin;
 use crate::auth::Principal;
 use crate::engine::{cursor, graph, provenance, query, reads, resolve, revisions, search};
 use crate::problem::{ApiError, ApiResult};
-use crate::server::AppState;
+use crate::state::AppState;
 
 type Shared = State<Arc<AppState>>;
 

@@ -1,14 +1,13 @@
 //! Text: tokens, stop words, trigrams, the BM25 index and the deterministic
 //! per-record embeddings of the embedded Kinds.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use herald_core::keeper::model::RecordRef;
 use serde_json::Value;
 
 use crate::data::fnv1a;
 use crate::data::{DomainDef, KindSpec};
-use crate::store::{Snapshot, StoredRecord};
 
 /// Lowercase words of a text (letters and digits).
 pub(crate) fn tokens(text: &str) -> Vec<String> {
@@ -87,8 +86,11 @@ pub(crate) fn value_text(v: &Value) -> Option<String> {
     }
 }
 
+/// A Record's values by attribute.
+pub(crate) type Values = BTreeMap<String, Value>;
+
 /// Fills `{attr}` placeholders from a Record's values.
-pub(crate) fn render_template(template: &str, rec: &StoredRecord) -> String {
+pub(crate) fn render_template(template: &str, values: &Values) -> String {
     let mut out = String::new();
     let mut rest = template;
     while let Some(start) = rest.find('{') {
@@ -98,7 +100,7 @@ pub(crate) fn render_template(template: &str, rec: &StoredRecord) -> String {
             return out;
         };
         let name = &rest[start + 1..start + end];
-        if let Some(v) = rec.values.get(name) {
+        if let Some(v) = values.get(name) {
             out.push_str(&value_text(v).unwrap_or_else(|| v.to_string()));
         }
         rest = &rest[start + end + 1..];
@@ -145,19 +147,23 @@ pub(crate) struct Ranked {
 }
 
 impl SearchIndex {
-    /// Indexes the text attributes of every Record.
-    pub fn build(def: &DomainDef, snap: &Snapshot) -> Self {
+    /// Indexes the text attributes of every Record; `of_kind` lists the
+    /// Records of a Kind (ref and values).
+    pub fn build<'a>(
+        def: &DomainDef,
+        of_kind: impl Fn(&str) -> Vec<(&'a RecordRef, &'a Values)>,
+    ) -> Self {
         let mut index = Self::default();
         let dim = def.embedding.as_ref().map(|e| e.dimension as usize);
         let mut total_len = 0u64;
         for kind in &def.kinds {
             let attrs: Vec<&str> = searchable(kind).collect();
-            for rec in snap.of_kind(&kind.name) {
+            for (record, values) in of_kind(&kind.name) {
                 let doc = index.docs.len() as u32;
                 let mut tf: HashMap<String, u32> = HashMap::new();
                 let mut len = 0u32;
                 for a in &attrs {
-                    if let Some(text) = rec.values.get(*a).and_then(value_text) {
+                    if let Some(text) = values.get(*a).and_then(value_text) {
                         for t in tokens(&text) {
                             *tf.entry(t).or_default() += 1;
                             len += 1;
@@ -169,13 +175,13 @@ impl SearchIndex {
                 }
                 total_len += u64::from(len);
                 index.docs.push(Doc {
-                    record: rec.record.clone(),
+                    record: record.clone(),
                     len,
                 });
                 if let (Some(template), Some(dim)) = (&kind.embedding_template, dim) {
                     index
                         .vectors
-                        .push((doc, embed(&render_template(template, rec), dim)));
+                        .push((doc, embed(&render_template(template, values), dim)));
                 }
             }
         }

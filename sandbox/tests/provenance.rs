@@ -1,5 +1,8 @@
 //! herald.md's examples (history, lineage, resolve), explain, Revisions
 //! (content addresses, `at`, tags, prefixes), branches, the log and diffs.
+//!
+//! Past 500 lines on purpose: each test reads the sample Domain's one history
+//! (the same Revisions, in order), so they stay one file to be read together.
 
 use crate::common;
 

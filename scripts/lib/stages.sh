@@ -4,12 +4,14 @@
 # after another, in the order they were declared, and the lanes run side by side. A stage can
 # wait for stages of other lanes (--after); it is skipped when one of them did not pass.
 #
-#   stage NAME --lane LANE [--after STAGE[,STAGE...]] -- COMMAND [ARGS...]
+#   stage NAME --lane LANE [--after STAGE[,STAGE...]] [--own-build] -- COMMAND [ARGS...]
 #   run_stages [--only NAME[,NAME...]] [--list]
 #
 # COMMAND is a program or a shell function of the script (it runs in a subshell with
 # `set -euo pipefail` and STAGE_NAME set), with stdin from /dev/null and its output in
 # $STAGE_LOGS/NAME.log.
+# --own-build marks a stage that compiles for another profile or with instrumentation on purpose
+# (cargo fuzz): STAGE_OWN_BUILD lists them, for scripts/compiled-once.py --ignore.
 # `--only` takes stage or lane names and runs them with every stage they wait for.
 #
 # While the lanes run, one line per event (start, end, a heartbeat every minute); at the end a
@@ -22,7 +24,7 @@ STAGE_HEARTBEAT_S="${STAGE_HEARTBEAT_S:-60}"
 # Lines of a failed stage's log printed at the end (all of it when shorter).
 STAGE_FAILED_LOG_LINES="${STAGE_FAILED_LOG_LINES:-300}"
 
-declare -a STAGES=() LANES=()
+declare -a STAGES=() LANES=() STAGE_OWN_BUILD=()
 declare -A STAGE_LANE=() STAGE_AFTER=() STAGE_CMD=() STAGE_SELECTED=() LANE_PID=()
 
 stage_fail() {
@@ -39,6 +41,7 @@ stage() {
     case "$1" in
       --lane) lane="${2:-}"; shift 2 ;;
       --after) after="${2:-}"; shift 2 ;;
+      --own-build) STAGE_OWN_BUILD+=("$name"); shift ;;
       --) shift; break ;;
       *) stage_fail "stage $name: unknown option $1 (options end with --)" ;;
     esac

@@ -1,5 +1,5 @@
-//! Putting it together: settings, the toolbox, the served tools, and the
-//! command to run.
+//! Putting it together: the settings, the toolbox and the served tools of one
+//! Herald ([`Herald`]), and serving it on the configured transport.
 
 use std::path::Path;
 
@@ -7,13 +7,14 @@ use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
 use herald_core::tools::Toolbox;
 use rmcp::ServiceExt;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Cli;
 use crate::credential::CallerAuth;
 use crate::error::ServerError;
 use crate::handler::HeraldServer;
+use crate::readiness::Readiness;
 use crate::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
-use crate::{commands, http, remote_refresh};
+use crate::{http, remote_refresh};
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
 /// prints): the program, then its leading arguments.
@@ -61,22 +62,20 @@ pub struct Herald {
 }
 
 impl Herald {
-    /// Builds the toolbox and the served tools (no Keeper call).
+    /// Builds the toolbox and the served tools (no Keeper call). A name in
+    /// `tools.allow` that is not served is a settings error.
     pub fn build(settings: Settings) -> Result<Self, ServerError> {
-        let toolbox =
-            Toolbox::new(settings.clone()).map_err(|e| ServerError::Keeper(e.to_string()))?;
+        let toolbox = Toolbox::new(settings.clone())?;
         // The remote tools (`mcp.servers`) are added by the handler as they
         // are discovered; these are the built-in ones.
-        let tools = ServedTools::select(toolbox.local_definitions(), &settings.tools)?;
+        let tools = ServedTools::new(toolbox.local_definitions());
         let unselected = Settings {
             tools: Default::default(),
             kb: Default::default(),
             ..settings.clone()
         };
         // Shares the toolbox's Keeper client (one pool, one load of the roots).
-        let reads = toolbox
-            .sibling(unselected)
-            .map_err(|e| ServerError::Keeper(e.to_string()))?;
+        let reads = toolbox.sibling(unselected)?;
         Ok(Self {
             settings,
             toolbox,
@@ -136,64 +135,52 @@ pub fn load_settings_with(
     Settings::load_with_env(&env, &overrides).map_err(|e| ServerError::Settings(e.to_string()))
 }
 
-/// Runs the parsed command line; returns the exit code.
-pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
-    match dispatch(cli, launcher).await {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("lorebase-herald: {e}");
-            e.exit_code()
-        }
-    }
-}
-
-async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
-    match &cli.command {
-        #[cfg(feature = "demo")]
-        Some(Command::Demo) => crate::demo::run(&cli, &launcher).await,
-        #[cfg(not(feature = "demo"))]
-        Some(Command::Demo) => {
-            let _ = &launcher;
-            Err(ServerError::Usage(
-                "this build has no demo (it was built without the `demo` feature)".into(),
-            ))
-        }
-        Some(Command::Tools { format }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
-            herald.discover_remote().await;
-            commands::print_tools(&herald, *format)?;
-            Ok(0)
-        }
-        Some(Command::Call { tool, json }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
-            herald.discover_remote().await;
-            commands::call(&herald, tool, json.as_deref()).await
-        }
-        None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
-            let shutdown = Shutdown::on_signals();
-            if !cli.kb_only() {
-                herald.discover_remote().await;
-            }
-            serve(&herald, shutdown).await?;
-            Ok(0)
-        }
-    }
-}
-
 /// Serves `herald` on the configured transport until the host goes away
 /// (stdio) or `shutdown` fires.
 pub async fn serve(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
+    serve_discovering(herald, shutdown, false).await
+}
+
+/// [`serve`], discovering the remote MCP servers' tools first when
+/// `discover`. Over HTTP the listener is bound first: `/healthz` answers
+/// at once and `/readyz` turns ready once discovery is over.
+pub(crate) async fn serve_discovering(
+    herald: &Herald,
+    shutdown: Shutdown,
+    discover: bool,
+) -> Result<(), ServerError> {
     match herald.settings.transport {
-        Transport::Stdio => serve_stdio(herald, shutdown).await,
+        Transport::Stdio => {
+            if discover {
+                herald.discover_remote().await;
+            }
+            serve_stdio(herald, shutdown).await
+        }
         Transport::StreamableHttp => {
             let bound = http::bind(&herald.settings.http).await?;
-            announce_http(herald, &bound);
             let handler = herald.handler(CallerAuth::HttpBearer {
                 allow_anonymous: herald.settings.http.allow_anonymous,
             });
-            remote_refresh::spawn(herald.toolbox.clone(), shutdown.clone(), None);
-            http::serve(bound, handler, &herald.settings.http, shutdown).await
+            let readiness = Readiness::new(shutdown.clone(), herald.toolbox.keeper().clone());
+            let (addr, url) = (bound.addr, http::url(&bound, &herald.settings.http));
+            let starting = async {
+                if discover {
+                    herald.discover_remote().await;
+                }
+                announce_http(herald, addr, &url);
+                readiness.mark_started();
+                remote_refresh::spawn(herald.toolbox.clone(), shutdown.clone(), None);
+            };
+            let serving = http::serve_with(
+                bound,
+                handler,
+                &herald.settings.http,
+                shutdown.clone(),
+                readiness.clone(),
+            );
+            let (_, served) = tokio::join!(starting, serving);
+            tracing::debug!(%addr, "stopped serving");
+            served
         }
     }
 }
@@ -240,11 +227,11 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
 }
 
 /// Prints the ready line on stdout (machine-readable) and a note on stderr.
-fn announce_http(herald: &Herald, bound: &http::Bound) {
-    let url = http::url(bound, &herald.settings.http);
+fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
     let ready = serde_json::json!({
         "url": url,
-        "healthz": format!("http://{}/healthz", bound.addr),
+        "healthz": format!("http://{addr}/healthz"),
+        "readyz": format!("http://{addr}/readyz"),
         "transport": "streamable_http",
         "stateless": herald.settings.http.stateless,
     });
@@ -258,10 +245,9 @@ fn announce_http(herald: &Herald, bound: &http::Bound) {
             "http.allow_anonymous is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only"
         );
     }
-    if !bound.addr.ip().is_loopback() && herald.settings.http.allowed_hosts.is_empty() {
+    if !addr.ip().is_loopback() && herald.settings.http.allowed_hosts.is_empty() {
         tracing::warn!(
-            "listening on {} but only loopback Host values are accepted; list the names callers use in http.allowed_hosts",
-            bound.addr
+            "listening on {addr} but only loopback Host values are accepted; list the names callers use in http.allowed_hosts"
         );
     }
 }

@@ -131,6 +131,12 @@ pub enum Command {
         /// The catalog directory.
         dir: PathBuf,
     },
+    /// GET a health endpoint: exit 0 when it answers 2xx, 1 otherwise (container health checks).
+    Health {
+        /// The URL (default: this Herald's /healthz per the settings,
+        /// http://127.0.0.1:8090/healthz; with the stdio transport, healthy at once).
+        url: Option<String>,
+    },
 }
 
 /// How `tools` prints.
@@ -330,6 +336,12 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+        let cli = parse(&["health"]);
+        assert!(matches!(cli.command, Some(Command::Health { url: None })));
+        let cli = parse(&["health", "http://herald:8090/healthz"]);
+        assert!(
+            matches!(cli.command, Some(Command::Health { url: Some(u) }) if u == "http://herald:8090/healthz")
+        );
         let cli = parse(&["tools", "--format", "json"]);
         assert!(matches!(
             cli.command,

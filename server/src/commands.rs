@@ -3,7 +3,8 @@
 use std::io::{Read, Write};
 
 use herald_core::keeper::Credential;
-use herald_core::tools::ToolCallError;
+use herald_core::tool::{ArgumentsError, arguments_from_json};
+use herald_core::tools::{ToolCallError, ToolOrigin};
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
@@ -50,11 +51,11 @@ fn all_tools(herald: &Herald) -> Vec<Tool> {
 /// catalog), or `remote <server> <url>` (an MCP server of `mcp.servers`).
 pub fn source_of(herald: &Herald, name: &str) -> String {
     if herald.tools.get(name).is_some() {
-        return if name.starts_with("kb_") {
-            "kb".into()
-        } else {
-            "lorebase".into()
-        };
+        match herald.toolbox.origin_of(name) {
+            Some(ToolOrigin::Kb) => return "kb".into(),
+            Some(ToolOrigin::Lorebase) => return "lorebase".into(),
+            _ => {}
+        }
     }
     let Some(tool) = herald.toolbox.remote().find(name) else {
         return "unknown".into();
@@ -101,30 +102,27 @@ pub fn tools_text(tools: &[Tool], source: impl Fn(&str) -> String) -> String {
 
 /// Parses `call`'s JSON argument (`-` reads stdin; none is `{}`).
 pub fn parse_arguments(json: Option<&str>) -> Result<Map<String, Value>, ServerError> {
+    let stdin;
     let text = match json {
-        None => return Ok(Map::new()),
         Some("-") => {
             let mut buf = String::new();
             std::io::stdin()
                 .take(MAX_STDIN_BYTES)
                 .read_to_string(&mut buf)?;
-            buf
+            stdin = buf;
+            Some(stdin.as_str())
         }
-        Some(text) => text.to_string(),
+        other => other,
     };
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(ServerError::Usage(
+    arguments_from_json(text).map_err(|e| match e {
+        ArgumentsError::NotAnObject(_) => ServerError::Usage(
             "the arguments must be a JSON object, for example '{\"ref\": \"Supplier/S-1001\"}'"
                 .into(),
-        )),
-        Err(e) => Err(ServerError::Usage(format!(
-            "the arguments are not valid JSON: {e}"
-        ))),
-    }
+        ),
+        ArgumentsError::NotJson(reason) => {
+            ServerError::Usage(format!("the arguments are not valid JSON: {reason}"))
+        }
+    })
 }
 
 /// Runs one tool call with the configured credential and prints its text.
@@ -140,7 +138,9 @@ pub async fn call(herald: &Herald, tool: &str, json: Option<&str>) -> Result<i32
         .await
         .map_err(|e| match e {
             ToolCallError::UnknownTool(_) => unknown(tool, &herald.tools),
-            e @ ToolCallError::BadArguments(_) => ServerError::Usage(e.to_string()),
+            e @ (ToolCallError::BadArguments(_) | ToolCallError::EmptyApiKey) => {
+                ServerError::Usage(e.to_string())
+            }
         })?;
     let mut text = out.text;
     if !text.ends_with('\n') {

@@ -1,6 +1,8 @@
 //! The server's own failures (not tool results): bad settings, a port that
 //! cannot be bound, a transport that broke.
 
+use herald_core::tools::ToolboxError;
+
 /// Why Herald could not start or keep serving.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
@@ -16,6 +18,9 @@ pub enum ServerError {
     /// The knowledge-base catalog could not be opened.
     #[error("{0}")]
     Kb(String),
+    /// The client of the remote MCP servers could not be built.
+    #[error("{0}")]
+    Remote(String),
     /// The HTTP listener could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -35,6 +40,19 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
 }
 
+/// Each way a toolbox cannot be built keeps its own label (a KB error is not
+/// a Keeper error) and says it once.
+impl From<ToolboxError> for ServerError {
+    fn from(error: ToolboxError) -> Self {
+        match error {
+            ToolboxError::Keeper(e) => Self::Keeper(e.to_string()),
+            ToolboxError::Kb(e) => Self::Kb(e.to_string()),
+            ToolboxError::Remote(e) => Self::Remote(e.to_string()),
+            ToolboxError::Selection(message) => Self::Settings(message),
+        }
+    }
+}
+
 impl ServerError {
     /// The process exit code for this failure: 2 for usage and settings
     /// errors (as for clap's own), 1 otherwise.
@@ -43,5 +61,35 @@ impl ServerError {
             Self::Settings(_) | Self::Usage(_) => 2,
             _ => 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use herald_core::kb::KbError;
+    use herald_core::keeper::KeeperError;
+
+    use super::*;
+
+    #[test]
+    fn each_toolbox_failure_keeps_its_label_once() {
+        let kb = ServerError::from(ToolboxError::Kb(KbError::Unreadable {
+            path: "/nowhere".into(),
+            reason: "not found".into(),
+        }));
+        assert_eq!(
+            kb.to_string(),
+            "cannot read the KB catalog /nowhere: not found"
+        );
+        assert!(matches!(kb, ServerError::Kb(_)));
+        let keeper = ServerError::from(ToolboxError::Keeper(KeeperError::Setup(
+            "HTTP_PROXY is not a valid proxy URL".into(),
+        )));
+        assert_eq!(
+            keeper.to_string(),
+            "cannot build the Keeper client: [keeper-unavailable] cannot set up the call to Keeper: HTTP_PROXY is not a valid proxy URL"
+        );
+        let typo = ServerError::from(ToolboxError::Selection("tools.allow names ...".into()));
+        assert_eq!(typo.exit_code(), 2);
     }
 }

@@ -235,7 +235,7 @@ impl ServerHandler for HeraldServer {
                 Ok(to_call_result(out).into())
             }
             Err(ToolCallError::UnknownTool(_)) => Err(unknown_tool(name, &self.inner.tools)),
-            Err(e @ ToolCallError::BadArguments(_)) => {
+            Err(e @ (ToolCallError::BadArguments(_) | ToolCallError::EmptyApiKey)) => {
                 Err(McpError::invalid_params(e.to_string(), None))
             }
         }
@@ -368,9 +368,7 @@ mod tests {
 
     #[test]
     fn unknown_tool_is_invalid_params() {
-        let served =
-            ServedTools::select(Vec::new(), &herald_core::config::ToolSelection::default())
-                .unwrap();
+        let served = ServedTools::new(Vec::new());
         let e = unknown_tool(&"x".repeat(1000), &served);
         assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS);
         assert!(e.message.len() < 200);

@@ -1,13 +1,23 @@
 //! Streamable HTTP: rmcp's tower service behind the guard
-//! ([`crate::http_guard`]), `GET /healthz`, and a graceful shutdown on
-//! SIGTERM/SIGINT that lets in-flight calls finish.
+//! ([`crate::http_guard`]), `GET /healthz` (liveness), `GET /readyz`
+//! ([`crate::readiness`]), and the listener: at most `http.max_connections`
+//! connections, each under its time limits ([`crate::http_conn`]), and a
+//! bounded drain on SIGTERM/SIGINT.
 //!
 //! Stateless with JSON responses by default (`http.stateless`,
 //! `http.json_response`), so any replica serves any call.
+//!
+//! The drain, in order: `/readyz` answers 503, and calls are still accepted
+//! for `http.drain_delay_s` (0 by default); the listener closes (new
+//! connections are refused, which a balancer retries elsewhere at no risk);
+//! connections waiting for a request, or with one half-sent, are closed;
+//! calls in flight get `http.drain_timeout_s` to finish, their answers
+//! carrying `Connection: close`; then every connection left is closed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::middleware::from_fn_with_state;
@@ -16,23 +26,23 @@ use herald_core::config::HttpSettings;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
 use crate::handler::{HeraldServer, SERVER_NAME};
+use crate::http_conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
 use crate::http_guard::{GuardPolicy, guard};
+use crate::readiness::{Readiness, readyz};
 use crate::shutdown::Shutdown;
 
-/// How long open streams (SSE, sessions) may run on after a shutdown signal
-/// before they are closed. Plain JSON calls finish on their own.
-pub const DRAIN_GRACE: Duration = Duration::from_secs(30);
-
-/// The Axum app: `path` (default `/mcp`) and `/healthz`.
+/// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`.
 pub fn router(
     server: HeraldServer,
     http: &HttpSettings,
     cancel: CancellationToken,
+    readiness: Readiness,
 ) -> Result<Router, ServerError> {
     let policy = GuardPolicy::new(
         &http.allowed_hosts,
@@ -58,7 +68,7 @@ pub fn router(
     } else {
         format!("/{}", http.path)
     };
-    if path == "/healthz" || path == "/" {
+    if path == "/healthz" || path == "/readyz" || path == "/" {
         return Err(ServerError::Settings(format!(
             "http.path: {path:?} is reserved; use a path such as /mcp"
         )));
@@ -66,7 +76,11 @@ pub fn router(
     let mcp = Router::new()
         .route_service(&path, service)
         .layer(from_fn_with_state(Arc::new(policy), guard));
-    Ok(Router::new().route("/healthz", get(healthz)).merge(mcp))
+    let probes = Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .with_state(readiness);
+    Ok(probes.merge(mcp))
 }
 
 /// `GET /healthz`: liveness only (no Keeper call).
@@ -108,28 +122,147 @@ pub fn url(bound: &Bound, http: &HttpSettings) -> String {
     format!("http://{}{}", bound.addr, path)
 }
 
-/// Serves until `shutdown` fires, then stops accepting, lets in-flight
-/// requests finish, and closes streams still open after [`DRAIN_GRACE`].
+/// Serves until `shutdown` fires, then drains (see the module
+/// documentation); ready at once.
 pub async fn serve(
     bound: Bound,
     server: HeraldServer,
     http: &HttpSettings,
     shutdown: Shutdown,
 ) -> Result<(), ServerError> {
+    let readiness = Readiness::new(shutdown.clone(), server.toolbox().keeper().clone());
+    readiness.mark_started();
+    serve_with(bound, server, http, shutdown, readiness).await
+}
+
+/// [`serve`] with a readiness the caller marks started.
+pub async fn serve_with(
+    bound: Bound,
+    server: HeraldServer,
+    http: &HttpSettings,
+    shutdown: Shutdown,
+    readiness: Readiness,
+) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
-    let app = router(server, http, cancel.clone())?;
-    let signal = shutdown.clone();
-    let drain = cancel.clone();
-    let result = axum::serve(bound.listener, app)
-        .with_graceful_shutdown(async move {
-            signal.wait().await;
-            tracing::info!("shutting down: finishing in-flight calls");
-            tokio::spawn(async move {
-                tokio::time::sleep(DRAIN_GRACE).await;
-                drain.cancel();
-            });
-        })
-        .await;
+    let app = router(server, http, cancel.clone(), readiness)?;
+    let limits = ConnectionLimits {
+        header: Duration::from_secs(http.header_timeout_s),
+        body: Duration::from_secs(http.body_timeout_s),
+        idle: Duration::from_secs(http.idle_timeout_s),
+        drain: Duration::from_secs(http.drain_timeout_s),
+    };
+    let table = Arc::new(ConnectionTable::default());
+    // The connections' drain starts once the listener is closed.
+    let drain = Shutdown::new();
+    let closing = async {
+        shutdown.wait().await;
+        if http.drain_delay_s > 0 {
+            tracing::info!(
+                drain_delay_s = http.drain_delay_s,
+                "shutdown requested: /readyz answers 503; still accepting calls"
+            );
+            tokio::time::sleep(Duration::from_secs(http.drain_delay_s)).await;
+        }
+    };
+    accept_until(
+        bound.listener,
+        closing,
+        &app,
+        &table,
+        limits,
+        http.max_connections,
+        &drain,
+    )
+    .await;
+    drain.trigger();
+    let open = table.len();
+    tracing::info!(
+        open,
+        drain_timeout_s = http.drain_timeout_s,
+        "shutting down: listener closed, finishing in-flight calls"
+    );
+    // Each connection ends itself by the drain deadline; the margin covers
+    // the last answers being written.
+    let deadline = Instant::now() + limits.drain + Duration::from_secs(1);
+    if tokio::time::timeout_at(deadline.into(), table.wait_empty())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            open = table.len(),
+            "drain time over: closing the connections left"
+        );
+    }
     cancel.cancel();
-    result.map_err(|e| ServerError::Transport(e.to_string()))
+    Ok(())
+}
+
+/// Accepts connections until `closing` is over, then drops the listener.
+/// Each connection drains when `drain` fires.
+async fn accept_until(
+    listener: TcpListener,
+    closing: impl Future<Output = ()>,
+    app: &Router,
+    table: &Arc<ConnectionTable>,
+    limits: ConnectionLimits,
+    max_connections: usize,
+    drain: &Shutdown,
+) {
+    let mut last_warning: Option<Instant> = None;
+    tokio::pin!(closing);
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = &mut closing => return,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors (or memory): wait, do not spin.
+                if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
+                    tracing::warn!(error = %e, "cannot accept connections; keep http.max_connections below the open-file limit (ulimit -n)");
+                    last_warning = Some(Instant::now());
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if table.len() >= max_connections && !table.evict_one() {
+            tokio::spawn(refuse_busy(stream));
+            continue;
+        }
+        tokio::spawn(serve_connection(
+            stream,
+            app.clone(),
+            table.clone(),
+            limits,
+            drain.clone(),
+        ));
+    }
+}
+
+/// Refused connections still being answered (each holds a descriptor for
+/// up to a second): past this many, a refused connection is closed at once.
+const MAX_REFUSALS_IN_FLIGHT: usize = 256;
+static REFUSALS_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// Answers 503 to a connection over the limit when no open one can be
+/// closed to make room, then reads what the client sent until it closes (at
+/// most a second), so that closing does not reset the answer away.
+async fn refuse_busy(mut stream: TcpStream) {
+    tracing::debug!("too many connections: answered 503");
+    if REFUSALS_IN_FLIGHT.fetch_add(1, Ordering::AcqRel) >= MAX_REFUSALS_IN_FLIGHT {
+        REFUSALS_IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
+        return;
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(&busy_response()).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 1024];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<_, std::io::Error>(())
+    })
+    .await;
+    REFUSALS_IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
 }

@@ -1,7 +1,9 @@
 //! The checks every Streamable HTTP request passes before rmcp sees it:
-//! DNS-rebinding protection (the `Host` and `Origin` headers) and the body
-//! size limit. A refused request gets a JSON-RPC error body (403 or 413) and
-//! is never forwarded.
+//! DNS-rebinding protection (the `Host` header, the authority of an
+//! absolute-form target, the `Origin` header), the body size limit, a body
+//! that is JSON-RPC, and routing headers that match the body
+//! ([`crate::http_routing_headers`]). A refused request gets a JSON-RPC error
+//! body (400, 403 or 413) and is never forwarded.
 
 use std::sync::Arc;
 
@@ -10,7 +12,9 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde_json::{Value, json};
+
+use crate::http_routing_headers;
 
 /// Host names accepted on any port, besides `http.allowed_hosts`.
 pub const DEFAULT_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
@@ -100,20 +104,28 @@ impl GuardPolicy {
         })
     }
 
-    /// Checks the `Host` and `Origin` headers of a request.
+    /// Checks the `Host` header, the authority of an absolute-form target
+    /// (`POST http://host/mcp`) and the `Origin` header of a request. Both
+    /// the Host and the target's authority must be accepted: a proxy or a
+    /// server further on may trust either.
     pub fn check_headers(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
-        let host = headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .map(str::to_string)
-            .or_else(|| uri.authority().map(|a| a.to_string()));
-        match host {
-            Some(h) if self.host_allowed(&h) => {}
-            Some(h) => {
-                tracing::warn!(host = %truncate(&h), "refused a request with a foreign Host (DNS rebinding protection)");
+        let mut hosts = headers.get_all(header::HOST).iter();
+        let host = hosts.next();
+        if hosts.next().is_some() {
+            // RFC 9112, section 3.2: more than one Host is a bad request.
+            tracing::warn!("refused a request with more than one Host header");
+            return Err(Refusal::DuplicateHost);
+        }
+        let host = host.map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned());
+        let authority = uri.authority().map(|a| a.to_string());
+        if host.is_none() && authority.is_none() {
+            return Err(Refusal::MissingHost);
+        }
+        for h in host.iter().chain(authority.iter()) {
+            if !self.host_allowed(h) {
+                tracing::warn!(host = %truncate(h), "refused a request with a foreign Host (DNS rebinding protection)");
                 return Err(Refusal::ForeignHost);
             }
-            None => return Err(Refusal::MissingHost),
         }
         for origin in headers.get_all(header::ORIGIN) {
             if !origin.to_str().is_ok_and(|o| self.origin_allowed(o)) {
@@ -130,9 +142,13 @@ impl GuardPolicy {
     }
 }
 
-/// Why the guard refused a request (each answers 403 with a JSON-RPC body).
+/// Why the guard refused a request's headers (each answers 403 with a
+/// JSON-RPC body, but a second Host, 400).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
+    /// More than one `Host` header.
+    #[error("Bad Request: more than one Host header")]
+    DuplicateHost,
     /// The `Host` is not an accepted one.
     #[error("Forbidden: Host header is not allowed")]
     ForeignHost,
@@ -146,12 +162,17 @@ pub enum Refusal {
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        refusal(StatusCode::FORBIDDEN, -32000, &self.to_string())
+        match self {
+            Self::DuplicateHost => refusal(StatusCode::BAD_REQUEST, -32600, &self.to_string()),
+            _ => refusal(StatusCode::FORBIDDEN, -32000, &self.to_string()),
+        }
     }
 }
 
 /// The middleware: header checks, then the body limit (the body is read
-/// here, bounded, and handed on in one piece).
+/// here, bounded, and handed on in one piece), then the body itself: JSON
+/// (else 400 with a parse error, -32700), a JSON-RPC message (else 400,
+/// -32600), and routing headers that match it (else 400, -32020).
 pub async fn guard(
     State(policy): State<Arc<GuardPolicy>>,
     request: Request,
@@ -173,13 +194,48 @@ pub async fn guard(
         return too_large(limit);
     }
     let (parts, body) = request.into_parts();
-    match to_bytes(body, limit).await {
-        Ok(bytes) => {
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
-        }
-        Err(_) => too_large(limit),
+    let bytes = match to_bytes(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(_) => return too_large(limit),
+    };
+    if let Err((status, code, message)) = check_message(&parts.headers, &bytes) {
+        return refusal(status, code, &message);
     }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// JSON-RPC's answers to a body that is not JSON, or not a JSON-RPC message,
+/// and to routing headers that do not match it.
+fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<(), (StatusCode, i64, String)> {
+    // serde_json refuses invalid UTF-8 and nesting past 128 levels too.
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        (
+            StatusCode::BAD_REQUEST,
+            -32700,
+            format!("Parse error: the body is not JSON ({e})"),
+        )
+    })?;
+    let is_message = |v: &Value| {
+        v.as_object().is_some_and(|o| {
+            o.contains_key("method") || o.contains_key("result") || o.contains_key("error")
+        })
+    };
+    let shaped = match &value {
+        Value::Array(items) => !items.is_empty() && items.iter().all(is_message),
+        v => is_message(v),
+    };
+    if !shaped {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Invalid Request: the body is not a JSON-RPC message".into(),
+        ));
+    }
+    http_routing_headers::check(headers, &value).map_err(|reason| {
+        tracing::warn!(reason = %reason, "refused a request whose routing headers do not match its body");
+        (StatusCode::BAD_REQUEST, -32020, reason)
+    })
 }
 
 fn too_large(limit: usize) -> Response {
@@ -359,5 +415,48 @@ mod tests {
             p.check_headers(&uri, &HeaderMap::new()),
             Err(Refusal::MissingHost)
         );
+    }
+
+    #[test]
+    fn two_hosts_are_a_bad_request() {
+        let p = policy();
+        let uri: Uri = "/mcp".parse().unwrap();
+        let mut h = HeaderMap::new();
+        h.append(header::HOST, "localhost".parse().unwrap());
+        h.append(header::HOST, "evil.com".parse().unwrap());
+        let refused = p.check_headers(&uri, &h).unwrap_err();
+        assert_eq!(refused, Refusal::DuplicateHost);
+        assert_eq!(refused.into_response().status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn an_absolute_target_is_checked_by_its_authority() {
+        let p = policy();
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "localhost".parse().unwrap());
+        let foreign: Uri = "http://evil.com/mcp".parse().unwrap();
+        assert_eq!(p.check_headers(&foreign, &h), Err(Refusal::ForeignHost));
+        let local: Uri = "http://127.0.0.1:8090/mcp".parse().unwrap();
+        assert!(p.check_headers(&local, &h).is_ok());
+        assert!(p.check_headers(&local, &HeaderMap::new()).is_ok());
+    }
+
+    #[test]
+    fn bodies_that_are_not_json_rpc_are_refused_with_json_rpc_400() {
+        let h = HeaderMap::new();
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for (body, code) in [
+            (&b"not json"[..], -32700),
+            (&b"{\"jsonrpc\": \"2.0\", \"method\": \"\xff\"}"[..], -32700),
+            (deep.as_bytes(), -32700),
+            (&b"[]"[..], -32600),
+            (&b"42"[..], -32600),
+            (&b"{\"jsonrpc\": \"2.0\"}"[..], -32600),
+        ] {
+            let (status, got, message) = check_message(&h, body).unwrap_err();
+            assert_eq!(status, StatusCode::BAD_REQUEST);
+            assert_eq!(got, code, "{message}");
+        }
+        assert!(check_message(&h, br#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#).is_ok());
     }
 }

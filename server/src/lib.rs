@@ -10,13 +10,18 @@
 //! ```
 //!
 //! Modules:
-//! - [`cli`]: the command line and the settings overrides it makes;
-//! - [`app`]: settings, the toolbox, the served tools, stdio serving;
+//! - [`cli`]: the command line and the settings overrides it makes; the
+//!   commands are dispatched here;
+//! - [`app`]: settings, the toolbox, the served tools, serving them;
 //! - [`handler`]: the MCP handler (tools, resources, prompt, completion);
 //! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
+//!   [`http_conn`]: each connection's time limits, the connection limit and
+//!   the drain; [`http_routing_headers`]: `Mcp-Method`/`Mcp-Name` checked
+//!   against the body; [`readiness`]: `/readyz`;
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
+//! - [`health`]: `health [URL]`, the container health check;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
 
@@ -29,10 +34,14 @@ pub mod credential;
 pub mod demo;
 pub mod error;
 pub mod handler;
+pub mod health;
 pub mod http;
+pub mod http_conn;
 pub mod http_guard;
+pub mod http_routing_headers;
 pub mod logging;
 pub mod prompt;
+pub mod readiness;
 pub mod remote_refresh;
 pub mod resources;
 pub mod served_tools;
@@ -44,6 +53,11 @@ pub use app::{Herald, Launcher};
 pub use error::ServerError;
 pub use handler::HeraldServer;
 
+use app::load_settings;
+use cli::{Cli, Command};
+use herald_core::config::Settings;
+use shutdown::Shutdown;
+
 /// Runs the `lorebase-herald` command line and returns the process exit code
 /// (0 success, 1 a tool error or a runtime failure, 2 a usage or settings
 /// error). `args[0]` is the program as MCP hosts should start it (`demo`
@@ -53,27 +67,18 @@ pub use handler::HeraldServer;
 /// It builds its own Tokio runtime, so call it from a thread that is not
 /// inside one (bindings: a plain or blocking thread). Logs go to stderr.
 pub fn run_cli(args: Vec<String>) -> i32 {
-    let cli = match cli::Cli::parse_args(&args) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return e.exit_code();
-        }
+    let (cli, launcher) = match parse(&args) {
+        Ok(parsed) => parsed,
+        Err(code) => return code,
     };
-    logging::init(cli.flags.log_level.as_deref());
-    let launcher = Launcher::from_argv0(args.first().map(String::as_str).unwrap_or_default());
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("lorebase-herald")
-        .build()
-    {
+    let runtime = match herald_core::runtime::multi_thread("lorebase-herald", None) {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("lorebase-herald: cannot start the async runtime: {e}");
             return 1;
         }
     };
-    let code = runtime.block_on(app::run(cli, launcher));
+    let code = runtime.block_on(run(cli, launcher));
     // A blocking read of stdin cannot be cancelled: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     code
@@ -82,14 +87,72 @@ pub fn run_cli(args: Vec<String>) -> i32 {
 /// [`run_cli`] for callers already inside a Tokio runtime (logging is
 /// initialized here too).
 pub async fn run_cli_async(args: Vec<String>) -> i32 {
-    let cli = match cli::Cli::parse_args(&args) {
+    match parse(&args) {
+        Ok((cli, launcher)) => run(cli, launcher).await,
+        Err(code) => code,
+    }
+}
+
+/// Parses the command line and starts the logs; a usage error is printed and
+/// becomes its exit code.
+fn parse(args: &[String]) -> Result<(Cli, Launcher), i32> {
+    let cli = match Cli::parse_args(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return e.exit_code();
+            return Err(e.exit_code());
         }
     };
     logging::init(cli.flags.log_level.as_deref());
     let launcher = Launcher::from_argv0(args.first().map(String::as_str).unwrap_or_default());
-    app::run(cli, launcher).await
+    Ok((cli, launcher))
+}
+
+/// Runs the parsed command line; returns the exit code.
+pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
+    match dispatch(cli, launcher).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("lorebase-herald: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
+    match &cli.command {
+        #[cfg(feature = "demo")]
+        Some(Command::Demo) => demo::run(&cli, &launcher).await,
+        #[cfg(not(feature = "demo"))]
+        Some(Command::Demo) => {
+            let _ = &launcher;
+            Err(ServerError::Usage(
+                "this build has no demo (it was built without the `demo` feature)".into(),
+            ))
+        }
+        Some(Command::Tools { format }) => {
+            let herald = Herald::build(load_settings(&cli)?)?;
+            herald.discover_remote().await;
+            commands::print_tools(&herald, *format)?;
+            Ok(0)
+        }
+        Some(Command::Call { tool, json }) => {
+            let herald = Herald::build(load_settings(&cli)?)?;
+            herald.discover_remote().await;
+            commands::call(&herald, tool, json.as_deref()).await
+        }
+        Some(Command::Health { url }) => {
+            let target = match url {
+                Some(_) => health::target(url.as_deref(), &Settings::default())?,
+                None => health::target(None, &load_settings(&cli)?)?,
+            };
+            health::check(&target).await
+        }
+        None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
+            let herald = Herald::build(load_settings(&cli)?)?;
+            let shutdown = Shutdown::on_signals();
+            app::serve_discovering(&herald, shutdown, !cli.kb_only()).await?;
+            Ok(0)
+        }
+    }
 }

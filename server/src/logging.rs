@@ -5,8 +5,10 @@
 use tracing_subscriber::EnvFilter;
 
 /// The filter without a flag or `RUST_LOG`: rmcp logs every stateless HTTP
-/// request at `info`, which buries Herald's own lines.
-pub const DEFAULT_FILTER: &str = "info,rmcp=warn";
+/// request at `info`, which buries Herald's own lines; rustls' platform
+/// verifier warns about every missing system root file, which is the normal
+/// case in a minimal image (Herald then uses its bundled roots and says so).
+pub const DEFAULT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error";
 
 /// Installs the stderr subscriber. A second call (a binding running the CLI
 /// twice in one process) keeps the first one.

@@ -1,17 +1,13 @@
-//! The tools this Herald serves: the toolbox's definitions narrowed by the
-//! tool selection (`--read-only`, `--tools`, `--exclude-tools`, or
-//! `herald.tools.*`), and their MCP form (`tools/list`).
+//! The tools this Herald serves (the toolbox's definitions, narrowed by the
+//! tool selection in core: `--read-only`, `--tools`, `--exclude-tools`, or
+//! `herald.tools.*`), in their MCP form (`tools/list`).
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use herald_core::config::ToolSelection;
-use herald_core::remote::NAME_SEPARATOR;
 use herald_core::tools::ToolDefinition;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
-
-use crate::error::ServerError;
 
 /// The served tools, in table order, with their MCP definitions.
 #[derive(Debug, Clone)]
@@ -20,44 +16,12 @@ pub struct ServedTools {
 }
 
 impl ServedTools {
-    /// Narrows `all` by `selection`. A name in the allow list that is not
-    /// among `all` is an error (a typo would otherwise silently serve
-    /// nothing), unless it has the shape of a remote tool (`<server>__<tool>`,
-    /// discovered later and served by the handler): that is only logged. A
-    /// denied name that does not exist is only logged.
-    pub fn select(
-        all: Vec<ToolDefinition>,
-        selection: &ToolSelection,
-    ) -> Result<Self, ServerError> {
-        let known = |name: &str| all.iter().any(|d| d.name == name);
-        if let Some(allow) = &selection.allow {
-            let unknown: Vec<&str> = allow
-                .iter()
-                .map(String::as_str)
-                .filter(|n| !known(n) && !n.contains(NAME_SEPARATOR))
-                .collect();
-            if !unknown.is_empty() {
-                let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
-                return Err(ServerError::Settings(format!(
-                    "tools.allow names tools that are not served here: {}; available: {}",
-                    unknown.join(", "),
-                    names.join(", ")
-                )));
-            }
+    /// The built-in tools served (the toolbox's local definitions, already
+    /// narrowed by the tool selection), in their MCP form.
+    pub fn new(served: Vec<ToolDefinition>) -> Self {
+        Self {
+            tools: served.iter().map(to_mcp_tool).collect(),
         }
-        for denied in &selection.deny {
-            if !known(denied) {
-                tracing::warn!(tool = %denied, "tools.deny names a tool that does not exist");
-            }
-        }
-        let tools = all
-            .iter()
-            .filter(|d| selection.allow.as_ref().is_none_or(|a| a.contains(&d.name)))
-            .filter(|d| !selection.deny.contains(&d.name))
-            .filter(|d| !selection.read_only || d.annotations.read_only_hint)
-            .map(to_mcp_tool)
-            .collect();
-        Ok(Self { tools })
     }
 
     /// The MCP definitions, in table order.
@@ -136,65 +100,15 @@ mod tests {
         }
     }
 
-    fn table() -> Vec<ToolDefinition> {
-        vec![
+    #[test]
+    fn every_served_tool_in_order() {
+        let served = ServedTools::new(vec![
             def("lorebase_get", true),
-            def("lorebase_schema", true),
             def("lorebase_execute", false),
-        ]
-    }
-
-    #[test]
-    fn everything_by_default() {
-        let served = ServedTools::select(table(), &ToolSelection::default()).unwrap();
-        assert_eq!(
-            served.names(),
-            ["lorebase_get", "lorebase_schema", "lorebase_execute"]
-        );
-    }
-
-    #[test]
-    fn read_only_drops_writers() {
-        let sel = ToolSelection {
-            read_only: true,
-            ..Default::default()
-        };
-        let served = ServedTools::select(table(), &sel).unwrap();
-        assert_eq!(served.names(), ["lorebase_get", "lorebase_schema"]);
-        assert!(served.get("lorebase_execute").is_none());
-    }
-
-    #[test]
-    fn allow_and_deny_lists() {
-        let sel = ToolSelection {
-            allow: Some(vec!["lorebase_execute".into(), "lorebase_get".into()]),
-            deny: vec!["lorebase_execute".into(), "no_such_tool".into()],
-            ..Default::default()
-        };
-        let served = ServedTools::select(table(), &sel).unwrap();
-        assert_eq!(served.names(), ["lorebase_get"]);
-    }
-
-    #[test]
-    fn remote_shaped_allowed_names_are_left_to_discovery() {
-        let sel = ToolSelection {
-            allow: Some(vec!["lorebase_get".into(), "runbooks__search".into()]),
-            ..Default::default()
-        };
-        let served = ServedTools::select(table(), &sel).unwrap();
-        assert_eq!(served.names(), ["lorebase_get"]);
-    }
-
-    #[test]
-    fn unknown_allowed_name_is_a_settings_error() {
-        let sel = ToolSelection {
-            allow: Some(vec!["lorebase_gte".into()]),
-            ..Default::default()
-        };
-        let err = ServedTools::select(table(), &sel).unwrap_err();
-        assert!(err.to_string().contains("lorebase_gte"), "{err}");
-        assert!(err.to_string().contains("lorebase_get"), "{err}");
-        assert_eq!(err.exit_code(), 2);
+        ]);
+        assert_eq!(served.names(), ["lorebase_get", "lorebase_execute"]);
+        assert!(served.get("lorebase_execute").is_some());
+        assert!(served.get("lorebase_schema").is_none());
     }
 
     #[test]

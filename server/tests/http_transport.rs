@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use herald_core::config::{HttpSettings, Settings, ToolSelection};
+use herald_core::config::{HttpSettings, Settings};
 use herald_core::tools::Toolbox;
 use herald_server::HeraldServer;
 use herald_server::credential::CallerAuth;
@@ -13,6 +13,9 @@ use herald_server::http;
 use herald_server::served_tools::ServedTools;
 use herald_server::shutdown::Shutdown;
 use serde_json::{Value, json};
+
+#[path = "http_transport/limits.rs"]
+mod limits;
 
 struct Running {
     base: String,
@@ -26,7 +29,7 @@ async fn start(configure: impl FnOnce(&mut HttpSettings)) -> Running {
     settings.http.max_body_bytes = 4096;
     configure(&mut settings.http);
     let toolbox = Toolbox::new(settings.clone()).expect("toolbox");
-    let tools = ServedTools::select(Vec::new(), &ToolSelection::default()).unwrap();
+    let tools = ServedTools::new(Vec::new());
     let server = HeraldServer::new(
         toolbox.clone(),
         toolbox,

@@ -95,3 +95,26 @@ def test_stdio_exits_on_sigterm(binaries, sandbox):
     assert json.loads(proc.stdout.readline())["id"] == 1
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
+
+
+def test_sigterm_finishes_while_clients_hold_half_sent_requests(sandbox, http_herald_factory):
+    # Issue 18: a half-sent request line, and full headers with 10 of 100 body
+    # bytes, used to keep Herald running for a minute after SIGTERM.
+    import socket
+
+    herald = http_herald_factory(sandbox.url)
+    host, port = herald.base.removeprefix("http://").rsplit(":", 1)
+    half_line = socket.create_connection((host, int(port)))
+    half_line.sendall(b"POST /mcp HT")
+    half_body = socket.create_connection((host, int(port)))
+    half_body.sendall(
+        b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100\r\n\r\n{\"jsonrpc\""
+    )
+    time.sleep(0.3)
+    started = time.monotonic()
+    herald.proc.send_signal(signal.SIGTERM)
+    assert herald.proc.wait(timeout=10) == 0
+    assert time.monotonic() - started < 5
+    half_line.close()
+    half_body.close()

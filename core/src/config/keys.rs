@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::error::{ConfigError, SettingSource};
-use super::layers::RawValue;
+use super::raw::RawValue;
 use super::{Settings, Transport};
 
 /// The sections of the `herald` mapping.
@@ -15,13 +15,14 @@ pub(crate) const SECTIONS: [&str; 7] =
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 34] = [
+pub const KEYS: [&str; 41] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
     "keeper.retry_max_wait_s",
     "keeper.trust_env",
     "keeper.verify_tls",
+    "keeper.ca_file",
     "keeper.timeout_s",
     "keeper.max_response_bytes",
     "domain",
@@ -36,6 +37,12 @@ pub const KEYS: [&str; 34] = [
     "http.json_response",
     "http.allow_anonymous",
     "http.max_body_bytes",
+    "http.max_connections",
+    "http.header_timeout_s",
+    "http.body_timeout_s",
+    "http.idle_timeout_s",
+    "http.drain_delay_s",
+    "http.drain_timeout_s",
     "output.max_chars",
     "output.max_items",
     "output.max_value_chars",
@@ -221,6 +228,7 @@ pub(crate) fn apply(
         "keeper.retry_max_wait_s" => k.retry_max_wait_s = f.int(0, 300)?,
         "keeper.trust_env" => k.trust_env = f.bool()?,
         "keeper.verify_tls" => k.verify_tls = f.bool()?,
+        "keeper.ca_file" => k.ca_file = f.optional_string()?.map(PathBuf::from),
         "keeper.timeout_s" => k.timeout_s = f.int(1, 3600)?,
         "keeper.max_response_bytes" => k.max_response_bytes = f.int(1024, 1 << 32)?,
         "domain" => settings.domain = f.optional_string()?,
@@ -259,6 +267,12 @@ pub(crate) fn apply(
         "http.json_response" => h.json_response = f.bool()?,
         "http.allow_anonymous" => h.allow_anonymous = f.bool()?,
         "http.max_body_bytes" => h.max_body_bytes = f.int(1024, 1 << 30)? as usize,
+        "http.max_connections" => h.max_connections = f.int(1, 1_000_000)? as usize,
+        "http.header_timeout_s" => h.header_timeout_s = f.int(1, 3600)?,
+        "http.body_timeout_s" => h.body_timeout_s = f.int(1, 3600)?,
+        "http.idle_timeout_s" => h.idle_timeout_s = f.int(1, 86_400)?,
+        "http.drain_delay_s" => h.drain_delay_s = f.int(0, 300)?,
+        "http.drain_timeout_s" => h.drain_timeout_s = f.int(0, 3600)?,
         "output.max_chars" => o.max_chars = f.int(1, 10_000_000)? as usize,
         "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,
         "output.max_value_chars" => o.max_value_chars = f.int(1, 10_000_000)? as usize,

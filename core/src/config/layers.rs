@@ -11,18 +11,7 @@ use serde_json::{Map, Value};
 
 use super::error::{ConfigError, SettingSource};
 use super::keys::{SECTIONS, is_known_key};
-
-/// A value before it is checked against its key's type.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum RawValue {
-    /// A typed value (YAML file, JSON options, typed flags).
-    Json(Value),
-    /// Text (environment variables, text flags), parsed by the key's type.
-    Text(String),
-}
-
-/// One key's winning value and its source.
-pub(crate) type Layered = BTreeMap<String, (RawValue, SettingSource)>;
+use super::raw::{Layered, RawValue};
 
 /// The top layer of the settings: flags or binding options, each value with a
 /// source label used in error messages (`--port`, `options`).

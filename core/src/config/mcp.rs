@@ -8,7 +8,7 @@
 //!   without credentials or fragment;
 //! - `token_env`: the variable holding a bearer token, read at startup. A
 //!   token over plain `http://` to a public host is refused (no DNS lookup:
-//!   see [`crate::remote::host`]);
+//!   see [`super::host`]);
 //! - `tools`: an exact-name allowlist applied at discovery.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use super::error::{ConfigError, SettingSource};
-use super::layers::RawValue;
+use super::host;
+use super::raw::RawValue;
 use super::secret::Secret;
-use crate::remote::host;
 
 /// Longest server name.
 pub const MAX_SERVER_NAME_CHARS: usize = 64;

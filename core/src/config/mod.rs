@@ -27,9 +27,12 @@
 //! ```
 
 mod error;
+pub mod host;
 mod keys;
 mod layers;
+mod load;
 mod mcp;
+mod raw;
 mod secret;
 
 use std::collections::BTreeMap;
@@ -40,6 +43,7 @@ use serde::{Deserialize, Serialize};
 pub use error::{ConfigError, SettingSource};
 pub use keys::KEYS;
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
+pub use load::process_env;
 pub use mcp::{MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings};
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 
@@ -94,6 +98,10 @@ pub struct KeeperSettings {
     pub trust_env: bool,
     /// Verify Keeper's TLS certificate, default true.
     pub verify_tls: bool,
+    /// A PEM file of private CA certificates trusted besides the system's
+    /// roots (where the system has none, instead of the bundled Mozilla
+    /// roots: [`crate::keeper::roots`]); default none.
+    pub ca_file: Option<PathBuf>,
     /// Timeout of one request in seconds, default 30.
     pub timeout_s: u64,
     /// Largest response body accepted, default 16 MiB.
@@ -162,6 +170,23 @@ pub struct HttpSettings {
     pub allow_anonymous: bool,
     /// Largest request body accepted, default 1 MiB.
     pub max_body_bytes: usize,
+    /// Most connections open at once, default 1024. At the limit, a new
+    /// connection closes the oldest one that has not delivered a whole request.
+    pub max_connections: usize,
+    /// Seconds a request's head may take to arrive (from the connection
+    /// opening, or from the first byte of a later request), default 10.
+    pub header_timeout_s: u64,
+    /// Seconds a request's body may take to arrive after its head, default 30.
+    pub body_timeout_s: u64,
+    /// Seconds a kept-alive connection may wait for its next request, default
+    /// 90 (longer than a balancer's own upstream keep-alive, so it closes first).
+    pub idle_timeout_s: u64,
+    /// Seconds Herald goes on accepting calls after SIGTERM/SIGINT while
+    /// `/readyz` answers 503, so balancers stop routing to it first; default 0.
+    pub drain_delay_s: u64,
+    /// Seconds in-flight calls get to finish once the listener is closed,
+    /// default 25; then every connection is closed and Herald exits.
+    pub drain_timeout_s: u64,
 }
 
 /// Output caps (herald.md, Output size).
@@ -217,6 +242,7 @@ impl Default for Settings {
                 retry_max_wait_s: 5,
                 trust_env: false,
                 verify_tls: true,
+                ca_file: None,
                 timeout_s: 30,
                 max_response_bytes: 16 * 1024 * 1024,
                 env_proxy: EnvProxy::default(),
@@ -234,6 +260,12 @@ impl Default for Settings {
                 json_response: true,
                 allow_anonymous: false,
                 max_body_bytes: 1024 * 1024,
+                max_connections: 1024,
+                header_timeout_s: 10,
+                body_timeout_s: 30,
+                idle_timeout_s: 90,
+                drain_delay_s: 0,
+                drain_timeout_s: 25,
             },
             output: OutputSettings {
                 max_chars: 12_000,
@@ -247,88 +279,4 @@ impl Default for Settings {
             mcp: McpSettings::default(),
         }
     }
-}
-
-impl Settings {
-    /// Loads the settings from the process environment (and the file named by
-    /// `LOREBASE_CONFIG`), with `overrides` on top. Variables that are not
-    /// valid UTF-8 are ignored.
-    pub fn load(overrides: Overrides) -> Result<Self, ConfigError> {
-        Self::load_with_env(&process_env(), &overrides)
-    }
-
-    /// [`Settings::load`] with an explicit environment instead of the process's
-    /// (for tests and embedders). `secret://env/NAME` and the proxy variables
-    /// are read from `env` too.
-    pub fn load_with_env(
-        env: &BTreeMap<String, String>,
-        overrides: &Overrides,
-    ) -> Result<Self, ConfigError> {
-        let layered = layers::collect(env, overrides)?;
-        let mut settings = Settings::default();
-        let mut api_key = None;
-        for (key, (raw, source)) in &layered {
-            keys::apply(&mut settings, &mut api_key, key, raw, source)?;
-        }
-        let source_of = |key: &str| {
-            layered
-                .get(key)
-                .map_or(SettingSource::Default, |(_, s)| s.clone())
-        };
-        if settings.keeper.trust_env && !settings.keeper.verify_tls {
-            return Err(ConfigError::Conflict(format!(
-                "herald.keeper.trust_env: true (from {}) cannot go with herald.keeper.verify_tls: false (from {}): \
-                 a proxy from the environment could read the traffic unnoticed",
-                source_of("keeper.trust_env"),
-                source_of("keeper.verify_tls"),
-            )));
-        }
-        if let Some(pending) = api_key {
-            let secret = resolve_secret(&pending.text, env).map_err(|e| ConfigError::Secret {
-                key: "keeper.api_key".into(),
-                origin: pending.source.clone(),
-                reason: e.to_string(),
-            })?;
-            settings.keeper.api_key = Some(secret);
-        }
-        if settings.keeper.trust_env {
-            settings.keeper.env_proxy = EnvProxy::from_env(env);
-        }
-        mcp::resolve_tokens(
-            &mut settings.mcp,
-            env,
-            &source_of("mcp.servers"),
-            &source_of("mcp.require_allowlist"),
-        )?;
-        Ok(settings)
-    }
-
-    /// Settings for bindings: the process environment and file as in
-    /// [`Settings::load`], then `options`, a JSON object shaped like the YAML
-    /// `herald` section (`{"keeper": {"base_url": "..."}, "domain": "supply"}`),
-    /// labelled `options` in error messages.
-    pub fn from_json(options: &serde_json::Value) -> Result<Self, ConfigError> {
-        Self::load(Overrides::from_json(options, "options")?)
-    }
-
-    /// [`Settings::from_json`] from JSON text (an empty text means no options).
-    pub fn from_json_str(options: &str) -> Result<Self, ConfigError> {
-        if options.trim().is_empty() {
-            return Self::load(Overrides::new());
-        }
-        let value: serde_json::Value =
-            serde_json::from_str(options).map_err(|e| ConfigError::Invalid {
-                key: "*".into(),
-                origin: SettingSource::Override("options".into()),
-                reason: format!("invalid JSON: {e}"),
-            })?;
-        Self::from_json(&value)
-    }
-}
-
-/// The process environment as a map (non-UTF-8 variables left out).
-pub fn process_env() -> BTreeMap<String, String> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect()
 }

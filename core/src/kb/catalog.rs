@@ -15,8 +15,8 @@ use std::time::Instant;
 use tantivy::indexer::NoMergePolicy;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
-use super::KbError;
 use super::entry::{KbEntry, MAX_ENTRY_BYTES, MalformedEntry};
+use super::error::KbError;
 use super::index::{self, KbFields, SkippedFile, Snapshot};
 use super::tokenizer::{self, ANALYZER_NAME};
 use super::walk::{self, CatalogFile, FileStamp};

@@ -18,8 +18,8 @@ use tantivy::schema::{
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Order, Score, Searcher, TantivyDocument, Term};
 
-use super::KbError;
 use super::entry::KbEntry;
+use super::error::KbError;
 use super::tokenizer::{self, ANALYZER_NAME};
 
 /// Most distinct query tokens used (the rest of a very long query is ignored).

@@ -1,5 +1,6 @@
-//! The knowledge-base catalog: OKF markdown entries indexed with tantivy, and
-//! the `kb_search` and `kb_get` tools over it (runlore-mcp.md, issue 6).
+//! The knowledge-base catalog: OKF markdown entries indexed with tantivy
+//! (runlore-mcp.md, issue 6). The `kb_search` and `kb_get` tools over it are
+//! in `tools::kb`, their renderings in `render::kb`.
 //!
 //! - [`entry`]: one entry (frontmatter fields and body) and why a file is not one.
 //! - `walk`: which files of the folder are entries.
@@ -7,8 +8,8 @@
 //!   words stemmed).
 //! - `index`: the tantivy schema, BM25 with field boosts, the snapshot searched.
 //! - `catalog`: (re)indexing on all cores, applying only what changed.
+//! - `shared`: what searches read and re-indexes write (the current snapshot).
 //! - `watch`: the folder watcher, debounced, swapping snapshots atomically.
-//! - [`tools`]: the two tools, their schemas and renderings.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), herald_core::kb::KbError> {
@@ -21,16 +22,16 @@
 
 mod catalog;
 pub mod entry;
+mod error;
 mod index;
-mod render;
+mod shared;
 mod stem;
 mod tokenizer;
-pub mod tools;
 mod walk;
 mod watch;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -38,6 +39,7 @@ use tantivy::tokenizer::TextAnalyzer;
 
 pub use catalog::KbChanges;
 pub use entry::{KbEntry, MalformedEntry};
+pub use error::KbError;
 pub use index::{FieldBoosts, KbHit, MAX_QUERY_TOKENS, SkippedFile};
 pub use walk::RESERVED_NAMES;
 
@@ -48,7 +50,7 @@ pub fn analyzer() -> TextAnalyzer {
 }
 
 use catalog::CatalogState;
-use index::Snapshot;
+use shared::Shared;
 
 /// An indexed catalog of markdown entries. Cheap to clone (clones share the
 /// index and the watcher; the watcher stops when the last clone is dropped).
@@ -60,31 +62,6 @@ pub struct KbCatalog {
 struct Inner {
     shared: Arc<Shared>,
     _watcher: Option<watch::CatalogWatcher>,
-}
-
-/// What searches read and re-indexes write.
-pub(crate) struct Shared {
-    dir: PathBuf,
-    boosts: FieldBoosts,
-    analyzer: TextAnalyzer,
-    snapshot: RwLock<Arc<Snapshot>>,
-    state: Mutex<CatalogState>,
-}
-
-/// Why a catalog cannot be opened or searched.
-#[derive(Debug, thiserror::Error)]
-pub enum KbError {
-    /// The directory cannot be read.
-    #[error("cannot read the KB catalog {path}: {reason}")]
-    Unreadable {
-        /// The directory.
-        path: String,
-        /// Why.
-        reason: String,
-    },
-    /// The index failed (building, updating or searching it).
-    #[error("KB index error: {0}")]
-    Index(String),
 }
 
 /// How a catalog is opened.
@@ -242,30 +219,5 @@ impl KbCatalog {
     /// by itself; this is for callers that want it synchronously).
     pub fn reload(&self) -> Result<KbChanges, KbError> {
         self.inner.shared.reload(&HashSet::new())
-    }
-}
-
-impl Shared {
-    fn current(&self) -> Arc<Snapshot> {
-        self.snapshot
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Rescans (one at a time) and swaps in the new snapshot if any.
-    pub(crate) fn reload(&self, forced: &HashSet<String>) -> Result<KbChanges, KbError> {
-        let mut state = self
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (changes, snapshot) = state.rescan(forced)?;
-        if let Some(snapshot) = snapshot {
-            *self
-                .snapshot
-                .write()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(snapshot);
-        }
-        Ok(changes)
     }
 }

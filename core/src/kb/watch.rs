@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::Shared;
+use super::shared::Shared;
 use super::walk;
 
 /// Keeps the folder watched; dropping it stops the watch and its thread.

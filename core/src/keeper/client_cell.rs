@@ -11,10 +11,13 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::error::KeeperError;
+use super::error::KeeperError;
 
 /// The client once built, or why it could not be.
 type Built = Result<reqwest::Client, String>;
+
+/// What builds the client (once).
+type Build = Box<dyn FnOnce() -> Built + Send>;
 
 /// A reqwest client being built in the background.
 #[derive(Debug)]
@@ -22,11 +25,18 @@ pub(super) struct ClientCell {
     shared: Arc<Shared>,
 }
 
-#[derive(Debug)]
 struct Shared {
-    /// The builder, until one thread takes it.
-    builder: Mutex<Option<reqwest::ClientBuilder>>,
+    /// The build, until one thread takes it.
+    build: Mutex<Option<Build>>,
     built: OnceLock<Built>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("built", &self.built)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Shared {
@@ -34,23 +44,23 @@ impl Shared {
     /// blocks while another thread builds it.
     fn get_or_build(&self) -> &Built {
         self.built.get_or_init(|| {
-            let builder = self
-                .builder
+            let build = self
+                .build
                 .lock()
                 .map_err(|_| "the client builder was poisoned".to_string())?
                 .take()
                 .ok_or_else(|| "the client builder is gone".to_string())?;
-            builder.build().map_err(|e| e.to_string())
+            build()
         })
     }
 }
 
 impl ClientCell {
-    /// Starts building the client on a background thread (or, if no thread
-    /// can be started, on the first call that needs it).
-    pub(super) fn spawn(builder: reqwest::ClientBuilder) -> Self {
+    /// Starts `build` on a background thread (or, if no thread can be
+    /// started, on the first call that needs the client).
+    pub(super) fn spawn(build: impl FnOnce() -> Built + Send + 'static) -> Self {
         let shared = Arc::new(Shared {
-            builder: Mutex::new(Some(builder)),
+            build: Mutex::new(Some(Box::new(build))),
             built: OnceLock::new(),
         });
         let background = Arc::clone(&shared);
@@ -94,7 +104,12 @@ mod tests {
 
     #[tokio::test]
     async fn the_client_is_built_once_and_shared() {
-        let cell = ClientCell::spawn(reqwest::Client::builder().no_proxy());
+        let cell = ClientCell::spawn(|| {
+            reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .map_err(|e| e.to_string())
+        });
         let first = cell.get().await.unwrap() as *const reqwest::Client;
         let second = cell.get().await.unwrap() as *const reqwest::Client;
         assert_eq!(first, second);
@@ -103,7 +118,11 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn a_current_thread_runtime_can_wait_for_it() {
-        let cell = ClientCell::spawn(reqwest::Client::builder());
+        let cell = ClientCell::spawn(|| {
+            reqwest::Client::builder()
+                .build()
+                .map_err(|e| e.to_string())
+        });
         assert!(cell.get().await.is_ok());
     }
 }

@@ -7,10 +7,10 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use reqwest::{RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
 
+use super::error::KeeperError;
 use super::retry::{is_retryable_status, retry_after, retry_delay};
 use super::{Credential, KeeperClient};
 use crate::config::Secret;
-use crate::error::KeeperError;
 use crate::keeper::model::{Issue, Problem, ProblemCode};
 
 /// Why one attempt got no complete answer.
@@ -73,27 +73,22 @@ impl KeeperClient {
             let started = Instant::now();
             let outcome = self.attempt(attempt).await;
             let elapsed_ms = started.elapsed().as_millis() as u64;
+            if let Ok(answer) = &outcome {
+                tracing::debug!(
+                    endpoint,
+                    status = answer.status.as_u16(),
+                    elapsed_ms,
+                    attempt = retry + 1,
+                    "Keeper call"
+                );
+            }
             let (delay, reason) = match outcome {
                 Ok(answer) if answer.status.is_success() => {
-                    tracing::debug!(
-                        endpoint,
-                        status = answer.status.as_u16(),
-                        elapsed_ms,
-                        attempt = retry + 1,
-                        "Keeper call"
-                    );
                     return serde_json::from_slice(&answer.body).map_err(|e| {
                         KeeperError::Protocol(format!("cannot read the answer of {endpoint}: {e}"))
                     });
                 }
                 Ok(answer) => {
-                    tracing::debug!(
-                        endpoint,
-                        status = answer.status.as_u16(),
-                        elapsed_ms,
-                        attempt = retry + 1,
-                        "Keeper call"
-                    );
                     let mut problem = problem_of(&answer)?;
                     redact(&mut problem, key);
                     if !(is_retryable_status(answer.status) && retry < max_retries) {
@@ -157,7 +152,14 @@ impl KeeperClient {
             self.inner.http.ready().ok_or_else(|| {
                 AttemptFailure::Unreachable("the HTTP client is not built".into())
             })?;
-        let mut response = http.execute(request).await.map_err(unreachable)?;
+        let mut response = match http.execute(request).await {
+            Ok(response) => response,
+            Err(e) => {
+                self.inner.health.failed();
+                return Err(unreachable(e));
+            }
+        };
+        self.inner.health.answered(response.status().as_u16());
         if response.content_length().is_some_and(|len| len > limit) {
             return Err(AttemptFailure::TooLarge);
         }

@@ -12,15 +12,21 @@
 //! - Proxies: `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY` are ignored
 //!   unless `keeper.trust_env`; then the ones [`crate::config::Settings::load`]
 //!   captured in `keeper.env_proxy` are used.
+//! - TLS roots ([`roots`]): the system's, or the bundled Mozilla roots where
+//!   the system has none (so a minimal image works, and a plain `http://`
+//!   Keeper never needs a root), plus `keeper.ca_file`.
 //! - Answers are read in chunks and refused past `keeper.max_response_bytes`
 //!   ([`KeeperError::TooLarge`]).
 //! - Keys travel only in the `Authorization` header (marked sensitive); logs
 //!   name the endpoint, status and timing, never a header or a key.
 
 mod client_cell;
+mod error;
 mod exchange;
+pub mod health;
 pub mod model;
 pub mod retry;
+pub mod roots;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,8 +35,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::config::{KeeperSettings, Secret};
-use crate::error::KeeperError;
+use crate::tool::ToolCallError;
 use client_cell::ClientCell;
+pub use error::KeeperError;
+use health::{KeeperHealth, KeeperHealthSnapshot};
 use model::*;
 
 /// Which credential a Keeper call carries.
@@ -42,6 +50,19 @@ pub enum Credential {
     Bearer(Secret),
     /// No credential at all (anonymous Streamable HTTP calls).
     Anonymous,
+}
+
+impl Credential {
+    /// The credential of an in-process call given its own key or none: the
+    /// key, sent unchanged; none is the configured key; an empty key is
+    /// refused (it would reach Keeper as no credential at all).
+    pub fn per_call(api_key: Option<&str>) -> Result<Self, ToolCallError> {
+        match api_key {
+            None => Ok(Self::Configured),
+            Some(key) if key.trim().is_empty() => Err(ToolCallError::EmptyApiKey),
+            Some(key) => Ok(Self::Bearer(Secret::new(key))),
+        }
+    }
 }
 
 /// The Keeper REST client. Clones share one connection pool.
@@ -57,6 +78,8 @@ struct Inner {
     /// root certificates stays off the start path.
     http: ClientCell,
     base: url::Url,
+    /// When Keeper last answered (for readiness reports).
+    health: KeeperHealth,
 }
 
 /// `User-Agent` of every call.
@@ -82,23 +105,37 @@ impl KeeperClient {
                 )
             })?;
         let timeout = Duration::from_secs(settings.timeout_s.max(1));
-        let mut builder = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .no_proxy();
-        if settings.trust_env {
-            builder = with_env_proxies(builder, settings)?;
-        }
-        if !settings.verify_tls {
-            builder = builder.tls_danger_accept_invalid_certs(true);
-        }
-        let http = ClientCell::spawn(builder);
+        let proxies = if settings.trust_env {
+            env_proxies(settings)?
+        } else {
+            Vec::new()
+        };
+        let ca_roots = match &settings.ca_file {
+            Some(path) => roots::read_ca_file(path)?,
+            None => Vec::new(),
+        };
+        let verify_tls = settings.verify_tls;
+        let make = move || {
+            let mut builder = reqwest::Client::builder()
+                .user_agent(USER_AGENT)
+                .timeout(timeout)
+                .connect_timeout(timeout.min(Duration::from_secs(10)))
+                .no_proxy();
+            for proxy in &proxies {
+                builder = builder.proxy(proxy.clone());
+            }
+            if !verify_tls {
+                builder = builder.tls_danger_accept_invalid_certs(true);
+            }
+            builder
+        };
+        let http = ClientCell::spawn(move || roots::build_client(make, &ca_roots));
         Ok(Self {
             inner: Arc::new(Inner {
                 settings: settings.clone(),
                 http,
                 base,
+                health: KeeperHealth::default(),
             }),
         })
     }
@@ -106,6 +143,11 @@ impl KeeperClient {
     /// The settings it was built from.
     pub fn settings(&self) -> &KeeperSettings {
         &self.inner.settings
+    }
+
+    /// When Keeper last answered a call, and when a call last got no answer.
+    pub fn health(&self) -> KeeperHealthSnapshot {
+        self.inner.health.snapshot()
     }
 
     /// `{base_url}/api/v1/domains/{domain}/{segments...}`, each part
@@ -422,11 +464,8 @@ fn record_segments<'a>(record: &'a RecordRef, suffix: Option<&'a str>) -> Vec<(&
     segs
 }
 
-/// Adds the proxies captured from the environment (trust_env).
-fn with_env_proxies(
-    mut builder: reqwest::ClientBuilder,
-    settings: &KeeperSettings,
-) -> Result<reqwest::ClientBuilder, KeeperError> {
+/// The proxies captured from the environment (trust_env).
+fn env_proxies(settings: &KeeperSettings) -> Result<Vec<reqwest::Proxy>, KeeperError> {
     let env = &settings.env_proxy;
     let no_proxy = env
         .no_proxy
@@ -437,6 +476,7 @@ fn with_env_proxies(
         ("HTTPS_PROXY", env.https.as_ref()),
         ("ALL_PROXY", env.all.as_ref()),
     ];
+    let mut found = Vec::new();
     for (name, url) in proxies {
         let Some(url) = url.map(Secret::expose) else {
             continue;
@@ -448,7 +488,7 @@ fn with_env_proxies(
         }
         // The URL may hold credentials: never quote it.
         .map_err(|_| KeeperError::Setup(format!("{name} is not a valid proxy URL")))?;
-        builder = builder.proxy(proxy.no_proxy(no_proxy.clone()));
+        found.push(proxy.no_proxy(no_proxy.clone()));
     }
-    Ok(builder)
+    Ok(found)
 }

@@ -67,15 +67,19 @@ pub(crate) type Session = RunningService<RoleClient, RemoteClient>;
 /// on a redirect to another host, scheme or port reqwest drops the
 /// `Authorization` header, so the token never follows. Proxies from the
 /// environment are ignored, as for Keeper by default.
-pub(crate) fn http_client() -> Result<reqwest::Client, reqwest::Error> {
-    reqwest::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        // As rmcp's own client: no idle pooling (avoids delayed-ACK stalls).
-        .pool_max_idle_per_host(0)
-        .redirect(redirect_policy())
-        .no_proxy()
-        .user_agent(concat!("lorebase-herald/", env!("CARGO_PKG_VERSION")))
-        .build()
+/// TLS roots as for Keeper ([`crate::keeper::roots`]): the system's, or the
+/// bundled ones where the system has none.
+pub(crate) fn http_client() -> Result<reqwest::Client, String> {
+    let make = || {
+        reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            // As rmcp's own client: no idle pooling (avoids delayed-ACK stalls).
+            .pool_max_idle_per_host(0)
+            .redirect(redirect_policy())
+            .no_proxy()
+            .user_agent(concat!("lorebase-herald/", env!("CARGO_PKG_VERSION")))
+    };
+    crate::keeper::roots::build_client(make, &[])
 }
 
 fn redirect_policy() -> reqwest::redirect::Policy {

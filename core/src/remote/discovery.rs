@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::client::Session;
 use crate::config::McpServerSettings;
-use crate::tools::{ToolAnnotations, ToolDefinition};
+use crate::tool::{ToolAnnotations, ToolDefinition};
 
 /// Most `tools/list` pages read from one server; the rest is left out with a
 /// warning.

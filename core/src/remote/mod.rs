@@ -15,12 +15,11 @@
 //!   the failure (a remote tool is not assumed idempotent). Its output is
 //!   untrusted data under Herald's output caps; any failure is a tool error.
 //! - The bearer token (`token_env`) is checked by the settings (never over
-//!   plain `http://` to a public host, see [`host`]), is never logged or
+//!   plain `http://` to a public host, see [`crate::config::host`]), is never logged or
 //!   shown in an error, and is dropped on a redirect to another host.
 
 mod client;
 mod discovery;
-pub mod host;
 mod output;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,7 +36,7 @@ pub use discovery::{
 
 use self::client::{Failure, Session};
 use crate::config::{McpServerSettings, McpSettings, OutputSettings};
-use crate::tools::{RenderedOutput, ToolDefinition};
+use crate::tool::{RenderedOutput, ToolDefinition};
 
 /// Retries of a discovery after a transient error.
 const DISCOVERY_RETRIES: u32 = 2;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::config::OutputSettings;
 use crate::render::caps::{cap_json, cut_text};
-use crate::tools::RenderedOutput;
+use crate::tool::RenderedOutput;
 
 /// The answer of a remote tool: its text blocks (other blocks named, not
 /// inlined), or its structured content as JSON when it sent no text; cut to

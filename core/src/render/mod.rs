@@ -3,7 +3,7 @@
 //! UTF-8 character, and a capped JSON answer is still valid JSON.
 //!
 //! - `text`: compact lines, one renderer per answer ([`reads`], [`provenance`],
-//!   [`revisions`], [`agent`]), in the formats herald.md shows.
+//!   [`revisions`], [`agent`], [`kb`]), in the formats herald.md shows.
 //! - `json`: the answer's stable shape (documented in `docs/tools.md`), sent
 //!   both as the text block and as `structuredContent`.
 //!
@@ -11,6 +11,7 @@
 
 pub mod agent;
 pub mod caps;
+pub mod kb;
 pub mod provenance;
 pub mod reads;
 pub mod revisions;
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::OutputSettings;
-use crate::tools::RenderedOutput;
+use crate::tool::RenderedOutput;
 
 /// The `format` argument every tool takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -30,6 +31,32 @@ pub enum OutputFormat {
     Text,
     /// Stable JSON shapes, also sent as `structuredContent`.
     Json,
+}
+
+impl OutputFormat {
+    /// The name as a model writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Json => "json",
+        }
+    }
+}
+
+/// `{"type": "string", "enum": ["text", "json"], "default": "text"}`.
+impl schemars::JsonSchema for OutputFormat {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OutputFormat".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let all = [Self::Text, Self::Json].map(Self::as_str);
+        schemars::json_schema!({"type": "string", "enum": all, "default": Self::default().as_str()})
+    }
 }
 
 /// Finishes a successful answer: for `text`, caps `text`; for `json`, caps

@@ -1,6 +1,7 @@
 //! Text renderings of revisions: the changes since a Revision, diffs and
 //! branches.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::provenance::attribute_changes;
@@ -11,7 +12,7 @@ use crate::keeper::model::*;
 
 /// The answer of `lorebase_changes`: the branch log paged back to `since`
 /// (its JSON shape).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Changes {
     /// The branch read.
     pub branch: String,

@@ -1,104 +1,43 @@
-//! The tools: one table of definitions (name, description, input and output
-//! schemas, annotations) and one handler each, served by the MCP server, the
-//! Node addon, the Python module and the C API alike through [`Toolbox`].
+//! The tools every front end serves (the MCP server, the Node addon, the
+//! Python module, the C ABI), through one [`Toolbox`].
 //!
-//! - `table`: the 14 Lorebase tools as data (name, title, description,
-//!   input schema, output schema, annotations);
-//! - `handlers`: one handler per tool (typed arguments, one Keeper call, a
-//!   rendering);
-//! - `args`: the shared arguments and the `[validation-failed]` errors;
-//! - the KB tools (`kb_search`, `kb_get`) join the table when `kb.dir` is set;
-//! - the tools of remote MCP servers (`mcp.servers`, [`crate::remote`]) join
-//!   after discovery ([`Toolbox::discover_remote`]) as `<server>__<tool>`; a
-//!   built-in tool wins a name collision.
+//! A toolbox asks three [`source::ToolSource`]s, in order: the 14 Lorebase
+//! tools ([`lorebase`], one module per group, a tool being one impl with its
+//! definition, argument and answer types and handler), the KB tools ([`kb`],
+//! when `kb.dir` is set), and the tools of remote MCP servers (`mcp.servers`,
+//! [`crate::remote`], after discovery, as `<server>__<tool>`; a built-in tool
+//! wins a name collision). The tool selection ([`selection`]) narrows all
+//! three the same way.
 //!
-//! What the tools take and answer is documented in `docs/tools.md`.
+//! - `args`: the argument types whose bounds are declared once, and the
+//!   `[validation-failed]` errors that name an argument;
+//! - `schema`: the input and output schemas derived from the Rust types.
+//!
+//! What the tools take and answer is documented in `docs/tools.md`; how to
+//! add one, in `docs/architecture.md`.
 
 mod args;
-mod handlers;
-mod outputs;
-mod schemas;
-mod table;
+pub mod kb;
+mod lorebase;
+mod remote;
+mod schema;
+mod selection;
+mod source;
 
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::Settings;
-use crate::error::{KeeperError, ToolError};
 use crate::kb::{KbCatalog, KbError};
-use crate::keeper::model::{Issue, ProblemCode};
-use crate::keeper::{Credential, KeeperClient};
+use crate::keeper::{Credential, KeeperClient, KeeperError};
 use crate::remote::{RemoteError, RemoteTools, ServerSummary};
-
-/// MCP tool annotations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolAnnotations {
-    /// The tool does not modify its environment.
-    pub read_only_hint: bool,
-    /// The tool may perform destructive updates.
-    pub destructive_hint: bool,
-    /// Calling it again with the same arguments has no further effect.
-    pub idempotent_hint: bool,
-    /// The tool reaches an open world of external entities.
-    pub open_world_hint: bool,
-}
-
-/// What a model sees of one tool.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolDefinition {
-    /// Unique name (`lorebase_get`).
-    pub name: String,
-    /// A human title.
-    pub title: String,
-    /// What it is for, when to use it instead of another tool, one example.
-    pub description: String,
-    /// JSON Schema 2020-12 of the arguments.
-    pub input_schema: Value,
-    /// JSON Schema of `structuredContent` (the `json` format).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
-    /// Hints for the host.
-    pub annotations: ToolAnnotations,
-}
-
-/// The rendered answer of one tool call: the text block, whether it is a tool
-/// error, and the structured content of the `json` format.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RenderedOutput {
-    /// The text block.
-    pub text: String,
-    /// A tool error (`[code] message ... next: ...`).
-    pub is_error: bool,
-    /// `structuredContent` (every successful answer, in both formats; never on errors).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub structured: Option<Value>,
-}
-
-/// A programming error of a caller: not a tool result.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ToolCallError {
-    /// No tool has that name.
-    #[error("unknown tool {0:?}")]
-    UnknownTool(String),
-    /// The arguments are not a JSON object.
-    #[error("tool arguments must be a JSON object: {0}")]
-    BadArguments(String),
-}
-
-impl ToolCallError {
-    /// A stable code for bindings (`unknown-tool`, `bad-arguments`).
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::UnknownTool(_) => "unknown-tool",
-            Self::BadArguments(_) => "bad-arguments",
-        }
-    }
-}
+use crate::tool::ErrorCode;
+pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
+use kb::KbTools;
+use lorebase::LorebaseTools;
+use source::ToolSource;
 
 /// Why a [`Toolbox`] cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -112,16 +51,41 @@ pub enum ToolboxError {
     /// The client of the remote MCP servers (`mcp.servers`) cannot be built.
     #[error(transparent)]
     Remote(#[from] RemoteError),
+    /// `tools.allow` names a tool that is not served.
+    #[error("{0}")]
+    Selection(String),
 }
 
-/// The tools of one Herald, ready to list and call.
+impl ToolboxError {
+    /// Its stable code: `invalid-settings`, or `internal` when the HTTP
+    /// client of the remote servers cannot be built.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Keeper(_) | Self::Kb(_) | Self::Selection(_) => ErrorCode::InvalidSettings,
+            Self::Remote(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+/// Where a served tool comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOrigin {
+    /// A Lorebase tool (Keeper).
+    Lorebase,
+    /// A KB tool (the markdown catalog).
+    Kb,
+    /// A tool of a remote MCP server.
+    Remote,
+}
+
+/// The tools of one Herald, ready to list and call. Cheap to clone (shared).
 #[derive(Clone)]
 pub struct Toolbox {
     settings: Arc<Settings>,
     keeper: KeeperClient,
-    kb: Option<KbCatalog>,
+    lorebase: LorebaseTools,
+    kb: KbTools,
     remote: RemoteTools,
-    argument_names: Arc<table::ArgumentNames>,
 }
 
 impl fmt::Debug for Toolbox {
@@ -129,7 +93,7 @@ impl fmt::Debug for Toolbox {
         f.debug_struct("Toolbox")
             .field("settings", &self.settings)
             .field("keeper", &self.keeper)
-            .field("kb", &self.kb.as_ref().map(|c| c.dir().to_path_buf()))
+            .field("kb", &self.kb().map(|c| c.dir().to_path_buf()))
             .field("remote", &self.remote)
             .finish()
     }
@@ -137,11 +101,21 @@ impl fmt::Debug for Toolbox {
 
 impl Toolbox {
     /// Builds the toolbox from resolved settings: the Keeper client, and the KB
-    /// catalog when `kb.dir` is set (indexed now, then watched). Remote MCP
-    /// servers are not asked yet: call [`Toolbox::discover_remote`].
+    /// catalog when `kb.dir` is set (indexed now, then watched). Fails when
+    /// `tools.allow` names a tool that is not served. Remote MCP servers are
+    /// not asked yet: see [`Toolbox::start`] and [`Toolbox::discover_remote`].
     pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
         let keeper = KeeperClient::new(&settings.keeper)?;
         Self::with_keeper(settings, keeper)
+    }
+
+    /// [`Toolbox::new`], then the first discovery of the remote MCP servers
+    /// (bounded by `mcp.discovery_timeout_s`; a server that fails is skipped):
+    /// how every front end starts a toolbox.
+    pub async fn start(settings: Settings) -> Result<Self, ToolboxError> {
+        let toolbox = Self::new(settings)?;
+        toolbox.discover_remote().await;
+        Ok(toolbox)
     }
 
     /// A toolbox with other settings that shares this one's Keeper client
@@ -156,18 +130,45 @@ impl Toolbox {
     }
 
     fn with_keeper(settings: Settings, keeper: KeeperClient) -> Result<Self, ToolboxError> {
-        let kb = match &settings.kb.dir {
+        let catalog = match &settings.kb.dir {
             Some(dir) => Some(KbCatalog::open(dir)?),
             None => None,
         };
         let remote = RemoteTools::new(&settings.mcp, &settings.output)?;
-        Ok(Self {
-            settings: Arc::new(settings),
+        let settings = Arc::new(settings);
+        let toolbox = Self {
+            lorebase: LorebaseTools::new(keeper.clone(), settings.clone()),
+            kb: KbTools::new(catalog, settings.output.clone()),
+            settings,
             keeper,
-            kb,
             remote,
-            argument_names: Arc::default(),
-        })
+        };
+        toolbox.check_selection()?;
+        Ok(toolbox)
+    }
+
+    /// `tools.allow` must name served tools (see [`selection::check`]).
+    fn check_selection(&self) -> Result<(), ToolboxError> {
+        let sel = &self.settings.tools;
+        if sel.allow.is_none() && sel.deny.is_empty() {
+            return Ok(());
+        }
+        let mut offered: Vec<(&str, bool)> =
+            lorebase::TOOLS.iter().map(|t| (t.name, t.writes)).collect();
+        if self.kb.catalog().is_some() {
+            offered.extend(kb::NAMES.map(|name| (name, false)));
+        }
+        let served: Vec<&str> = offered
+            .iter()
+            .filter(|(name, writes)| selection::serves(sel, name, *writes))
+            .map(|(name, _)| *name)
+            .collect();
+        let existing: Vec<&str> = lorebase::TOOLS
+            .iter()
+            .map(|t| t.name)
+            .chain(kb::NAMES)
+            .collect();
+        selection::check(sel, &served, &existing).map_err(ToolboxError::Selection)
     }
 
     /// Asks the remote MCP servers (`mcp.servers`) for their tools, all at
@@ -189,11 +190,9 @@ impl Toolbox {
     /// The built-in definitions served (the Lorebase tools, the KB tools),
     /// without the remote ones.
     pub fn local_definitions(&self) -> Vec<ToolDefinition> {
-        let mut defs: Vec<ToolDefinition> = table::TOOLS.iter().map(definition).collect();
-        if self.kb.is_some() {
-            defs.extend(crate::kb::tools::definitions());
-        }
-        defs.retain(|d| self.serves(&d.name, !d.annotations.read_only_hint));
+        let mut defs = self.lorebase.definitions();
+        defs.extend(self.kb.definitions());
+        defs.retain(|d| self.serves(&d.name, d.writes()));
         if !self.settings.output.schemas {
             for d in &mut defs {
                 d.output_schema = None;
@@ -210,16 +209,27 @@ impl Toolbox {
             .definitions()
             .into_iter()
             .filter(|d| !self.is_builtin(&d.name))
-            .filter(|d| self.serves(&d.name, !d.annotations.read_only_hint))
+            .filter(|d| self.serves(&d.name, d.writes()))
             .collect()
     }
 
     /// Whether `name` is a built-in tool (Lorebase or KB), served or not.
     fn is_builtin(&self, name: &str) -> bool {
-        table::spec(name).is_some()
-            || crate::kb::tools::definitions()
-                .iter()
-                .any(|d| d.name == name)
+        self.lorebase.owns(name) || self.kb.owns(name)
+    }
+
+    /// Where the tool `name` comes from, whether served or not (`None`: no
+    /// such tool).
+    pub fn origin_of(&self, name: &str) -> Option<ToolOrigin> {
+        if self.lorebase.owns(name) {
+            Some(ToolOrigin::Lorebase)
+        } else if self.kb.owns(name) {
+            Some(ToolOrigin::Kb)
+        } else if self.remote.owns(name) {
+            Some(ToolOrigin::Remote)
+        } else {
+            None
+        }
     }
 
     /// The settings it serves with.
@@ -234,7 +244,7 @@ impl Toolbox {
 
     /// The KB catalog, when `kb.dir` is set.
     pub fn kb(&self) -> Option<&KbCatalog> {
-        self.kb.as_ref()
+        self.kb.catalog()
     }
 
     /// The definitions of the tools served, in table order: the Lorebase tools,
@@ -249,102 +259,49 @@ impl Toolbox {
 
     /// Whether a tool of that name (writing or not) is served.
     fn serves(&self, name: &str, writes: bool) -> bool {
-        let sel = &self.settings.tools;
-        if sel.read_only && writes {
-            return false;
-        }
-        if sel.deny.iter().any(|d| d == name) {
-            return false;
-        }
-        sel.allow
-            .as_ref()
-            .is_none_or(|allow| allow.iter().any(|a| a == name))
+        selection::serves(&self.settings.tools, name, writes)
     }
 
     /// Calls one tool. Tool failures are `Ok` with `is_error: true`; only a
     /// caller's programming error (a tool not served) is `Err`.
+    ///
+    /// Every call of every front end passes here, once: the place to observe
+    /// calls (the tool, its origin, the outcome).
     pub async fn call(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
-        if let Some(spec) = table::spec(name) {
-            if !self.serves(name, spec.writes) {
-                return Err(ToolCallError::UnknownTool(name.to_string()));
+        match self.origin_of(name) {
+            Some(ToolOrigin::Lorebase) => {
+                self.call_in(&self.lorebase, name, arguments, credential)
+                    .await
             }
-            if let Err(e) = check_argument_names(self.argument_names.of(spec), &arguments) {
-                return Ok(e.to_output());
+            Some(ToolOrigin::Kb) => self.call_in(&self.kb, name, arguments, credential).await,
+            Some(ToolOrigin::Remote) => {
+                self.call_in(&self.remote, name, arguments, credential)
+                    .await
             }
-            let ctx = handlers::Ctx {
-                keeper: &self.keeper,
-                settings: &self.settings,
-                cred: credential,
-            };
-            let out = handlers::run(spec, ctx, arguments).await;
-            return Ok(out.unwrap_or_else(|e| e.to_output()));
+            None => Err(ToolCallError::UnknownTool(name.to_string())),
         }
-        if let Some(catalog) = &self.kb
-            && self.serves(name, false)
-            && let Some(out) =
-                crate::kb::tools::call(catalog, name, &arguments, &self.settings.output)
-        {
-            return Ok(out);
-        }
-        if !self.is_builtin(name)
-            && let Some(tool) = self.remote.find(name)
-            && self.serves(name, !tool.definition.annotations.read_only_hint)
-            && let Some(out) = self.remote.call(name, arguments).await
-        {
-            return Ok(out);
-        }
-        Err(ToolCallError::UnknownTool(name.to_string()))
     }
-}
 
-/// The definition of one row of the table.
-fn definition(spec: &table::ToolSpec) -> ToolDefinition {
-    ToolDefinition {
-        name: spec.name.to_string(),
-        title: spec.title.to_string(),
-        description: spec.description.to_string(),
-        input_schema: spec.input_schema(),
-        output_schema: Some((spec.output)()),
-        annotations: ToolAnnotations {
-            read_only_hint: !spec.writes,
-            destructive_hint: spec.writes,
-            idempotent_hint: !spec.writes,
-            open_world_hint: false,
-        },
+    /// Calls `name` in the source that owns it, when it offers and serves it.
+    async fn call_in<S: ToolSource>(
+        &self,
+        source: &S,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        let unknown = || ToolCallError::UnknownTool(name.to_string());
+        match source.offers(name) {
+            Some(writes) if self.serves(name, writes) => source
+                .call(name, arguments, credential)
+                .await
+                .ok_or_else(unknown),
+            _ => Err(unknown()),
+        }
     }
-}
-
-/// Rejects arguments the tool does not take, naming them and the ones it does.
-fn check_argument_names(
-    accepted: &[String],
-    arguments: &Map<String, Value>,
-) -> Result<(), ToolError> {
-    let unknown: Vec<&String> = arguments.keys().filter(|k| !accepted.contains(k)).collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
-    Err(ToolError {
-        code: ProblemCode::ValidationFailed,
-        message: format!(
-            "unknown argument {}; this tool takes: {}",
-            names.join(", "),
-            accepted.join(", ")
-        ),
-        issues: unknown
-            .iter()
-            .map(|k| Issue {
-                path: (*k).clone(),
-                message: "unknown argument".into(),
-            })
-            .collect(),
-        head: None,
-        retry_after: None,
-        next: None,
-    })
 }

@@ -47,7 +47,7 @@ pub fn call(catalog: &KbCatalog, name: &str, arguments: Value) -> RenderedOutput
         Value::Object(map) => map,
         other => panic!("arguments must be an object, got {other}"),
     };
-    herald_core::kb::tools::call(catalog, name, &arguments, &caps()).expect("a KB tool")
+    herald_core::tools::kb::call(catalog, name, &arguments, &caps()).expect("a KB tool")
 }
 
 /// The JSON answer of a KB tool call (format json).

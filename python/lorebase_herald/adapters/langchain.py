@@ -2,7 +2,7 @@
 
 ::
 
-    tools = herald.to_langchain_tools()
+    tools = to_langchain_tools(herald)
     agent = create_agent(model, tools)          # or llm.bind_tools(tools)
 
 Each tool answers with ``response_format="content_and_artifact"``: the content is the
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Tuple
 
 from . import require
-from .openai import parameters_schema
+from .tool_calls import parameters_schema
 
 require("langchain_core", "langchain")
 

@@ -11,17 +11,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
-from ..errors import BadArgumentsError, UnknownToolError
+from ..errors import BadArgumentsError
+from .tool_calls import call_for_model, mistake_result, parameters_schema
 
 if TYPE_CHECKING:
-    from ..herald import Herald, ToolResult
+    from ..herald import Herald
 
 __all__ = ["to_openai_tools", "run_openai_tool_call", "parameters_schema"]
-
-
-def parameters_schema(input_schema: Mapping[str, Any]) -> Dict[str, Any]:
-    """A tool's input schema as OpenAI takes it (without the ``$schema`` dialect key)."""
-    return {key: value for key, value in input_schema.items() if key != "$schema"}
 
 
 def to_openai_tools(herald: "Herald", *, api: str = "chat") -> List[Dict[str, Any]]:
@@ -64,15 +60,13 @@ def run_openai_tool_call(
     function = _field(tool_call, "function")
     name = _field(function, "name")
     raw = _field(function, "arguments") or "{}"
-    try:
-        if not isinstance(name, str):
-            raise BadArgumentsError("the tool call has no function name")
+    if not isinstance(name, str):
+        result = mistake_result(BadArgumentsError("the tool call has no function name"))
+    else:
         try:
             arguments = json.loads(raw) if isinstance(raw, str) else raw
         except ValueError as error:
-            raise BadArgumentsError(f"the tool call's arguments are not JSON: {error}") from None
-        result: ToolResult = herald.call_tool(name, arguments, api_key=api_key)
-        content = result.text
-    except (BadArgumentsError, UnknownToolError) as error:
-        content = str(error)
-    return {"role": "tool", "tool_call_id": _field(tool_call, "id"), "content": content}
+            result = mistake_result(BadArgumentsError(f"the tool call's arguments are not JSON: {error}"))
+        else:
+            result = call_for_model(herald, name, arguments, api_key)
+    return {"role": "tool", "tool_call_id": _field(tool_call, "id"), "content": result.text}

@@ -3,7 +3,7 @@
 
 ::
 
-    agent = Agent(name="analyst", tools=herald.to_openai_agents_tools())
+    agent = Agent(name="analyst", tools=to_openai_agents_tools(herald))
 
 Tools run on the agent's event loop without blocking it. Tool errors are returned to
 the model as the error text (``[code] message ... next: ...``), as the SDK does for
@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, List, Optional
 
-from ..errors import BadArgumentsError, UnknownToolError
+from ..errors import BadArgumentsError
 from . import require
-from .openai import parameters_schema
+from .tool_calls import acall_for_model, mistake_result, parameters_schema
 
 require("agents", "openai-agents")
 
@@ -33,12 +33,9 @@ def _invoker(herald: "Herald", name: str, api_key: Optional[str]) -> Callable[[A
     async def invoke(_context: Any, arguments_json: str) -> str:
         try:
             arguments = json.loads(arguments_json) if arguments_json.strip() else {}
-            result = await herald.acall_tool(name, arguments, api_key=api_key)
         except ValueError as error:
-            return str(BadArgumentsError(f"the tool arguments are not JSON: {error}"))
-        except (BadArgumentsError, UnknownToolError) as error:
-            return str(error)
-        return result.text
+            return mistake_result(BadArgumentsError(f"the tool arguments are not JSON: {error}")).text
+        return (await acall_for_model(herald, name, arguments, api_key)).text
 
     return invoke
 

@@ -2,7 +2,7 @@
 
 ::
 
-    agent = Agent(model, tools=herald.to_pydantic_ai_tools())
+    agent = Agent(model, tools=to_pydantic_ai_tools(herald))
     # or: Agent(model, toolsets=[to_pydantic_ai_toolset(herald)])
 
 Tools run on the agent's event loop without blocking it. A tool error is reported to
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, List, Optional
 
 from . import require
-from .openai import parameters_schema
+from .tool_calls import parameters_schema
 
 require("pydantic_ai", "pydantic-ai")
 
@@ -45,16 +45,20 @@ def _tool_function(
 
 
 def to_pydantic_ai_tools(herald: "Herald", *, api_key: Optional[str] = None) -> "List[Tool[Any]]":
-    """Every tool of ``herald`` as a PydanticAI ``Tool`` (arguments checked by Herald)."""
-    return [
-        Tool.from_schema(
-            _tool_function(herald, tool["name"], api_key),
-            name=tool["name"],
-            description=tool["description"],
-            json_schema=parameters_schema(tool["inputSchema"]),
+    """Every tool of ``herald`` as a PydanticAI ``Tool`` (arguments checked by Herald), with
+    ``metadata={"title": ..., "annotations": {...}}``."""
+    tools: "List[Tool[Any]]" = []
+    for definition in herald.list_tools():
+        tool: "Tool[Any]" = Tool.from_schema(
+            _tool_function(herald, definition["name"], api_key),
+            name=definition["name"],
+            description=definition["description"],
+            json_schema=parameters_schema(definition["inputSchema"]),
         )
-        for tool in herald.list_tools()
-    ]
+        # Not sent to the model: for the app's own use (filtering, approvals).
+        tool.metadata = {"title": definition.get("title"), "annotations": dict(definition.get("annotations", {}))}
+        tools.append(tool)
+    return tools
 
 
 def to_pydantic_ai_toolset(herald: "Herald", *, api_key: Optional[str] = None) -> "FunctionToolset[Any]":

@@ -10,6 +10,7 @@ pub(crate) mod reads;
 pub(crate) mod resolve;
 pub(crate) mod revisions;
 pub(crate) mod search;
+mod vocabulary;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -149,6 +150,20 @@ pub(crate) mod cursor {
             .map(|i| u8::from_str_radix(cursor.get(i..i + 2)?, 16).ok())
             .collect();
         String::from_utf8(bytes?).ok()
+    }
+
+    /// The offset a cursor of this scope points at, when it was issued at
+    /// `revision` (a page of one read); no cursor is the first page.
+    pub fn offset_at(cursor: Option<&str>, scope: &str, revision: &str) -> ApiResult<usize> {
+        let Some(cursor) = cursor else { return Ok(0) };
+        let (rev, offset) = decode(cursor, scope)?;
+        if rev != revision {
+            return Err(ApiError::invalid(
+                "cursor",
+                "the cursor belongs to another Revision: pass the same at",
+            ));
+        }
+        Ok(offset)
     }
 
     /// Decodes a cursor of this scope: its revision and offset.

@@ -112,19 +112,7 @@ pub(crate) fn history(
     let rec = view.record(r)?;
     let limit = page_size(limit, 20, 200, "limit")?;
     let scope = format!("history:{r}");
-    let offset = match cursor_in {
-        Some(c) => {
-            let (rev, off) = cursor::decode(c, &scope)?;
-            if rev != view.rev.id {
-                return Err(ApiError::invalid(
-                    "cursor",
-                    "the cursor belongs to another Revision: pass the same at",
-                ));
-            }
-            off
-        }
-        None => 0,
-    };
+    let offset = cursor::offset_at(cursor_in, &scope, &view.rev.id)?;
     let total = rec.history.len();
     let entries = rec
         .history

@@ -146,19 +146,7 @@ pub(crate) fn run(view: &ReadView, req: &QueryRequest) -> ApiResult<QueryRespons
         "query:{:x}",
         fnv1a(&[&serde_json::to_string(q).unwrap_or_default()])
     );
-    let offset = match &req.cursor {
-        Some(c) => {
-            let (rev, off) = cursor::decode(c, &scope)?;
-            if rev != view.rev.id {
-                return Err(ApiError::invalid(
-                    "cursor",
-                    "the cursor belongs to another Revision: pass the same at",
-                ));
-            }
-            off
-        }
-        None => 0,
-    };
+    let offset = cursor::offset_at(req.cursor.as_deref(), &scope, &view.rev.id)?;
     let mut matches: Vec<&std::sync::Arc<StoredRecord>> = view
         .snap()
         .of_kind(&kind.name)

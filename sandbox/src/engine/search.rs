@@ -139,7 +139,13 @@ pub(crate) fn run(view: &ReadView, req: &SearchRequest) -> ApiResult<SearchRespo
         }
     }
     let def = view.def.clone();
-    let index = view.snap().index(|snap| SearchIndex::build(&def, snap));
+    let index = view.snap().index(|snap| {
+        SearchIndex::build(&def, |kind| {
+            snap.of_kind(kind)
+                .map(|rec| (&rec.record, &rec.values))
+                .collect()
+        })
+    });
     let keep = |r: &RecordRef| {
         kinds.contains(&r.kind)
             && req.where_predicate.as_ref().is_none_or(|p| {

@@ -77,12 +77,10 @@ impl Snapshot {
     }
 
     /// The Records of one Kind, by key.
-    pub fn of_kind<'a>(
-        &'a self,
-        kind: &'a str,
-    ) -> impl Iterator<Item = &'a Arc<StoredRecord>> + 'a {
+    pub fn of_kind<'a>(&'a self, kind: &str) -> impl Iterator<Item = &'a Arc<StoredRecord>> + 'a {
+        let kind = kind.to_owned();
         self.records
-            .range(RecordRef::new(kind, "")..)
+            .range(RecordRef::new(kind.clone(), "")..)
             .take_while(move |(r, _)| r.kind == kind)
             .map(|(_, rec)| rec)
     }

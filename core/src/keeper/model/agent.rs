@@ -3,6 +3,7 @@
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -37,7 +38,7 @@ pub struct ContextRequest {
 }
 
 /// What the budget trimmed from a pack.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Trimmed {
     /// The section (`neighbors`, `links`, `recent_changes`, `lineage`, `schema`).
     pub section: String,
@@ -67,8 +68,25 @@ pub struct PackLineage {
     pub lineage: AttributeLineage,
 }
 
+/// A change or a lineage line of a pack: the entry's schema, and its Record.
+fn with_ref<T: JsonSchema>(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    // Values, not `Schema`s: serializing a `Schema` reorders its keywords.
+    let entry = generator.subschema_for::<T>().to_value();
+    let record = generator.subschema_for::<RecordRef>().to_value();
+    schemars::json_schema!({
+        "allOf": [entry, {"type": "object", "properties": {"ref": record}, "required": ["ref"]}]
+    })
+}
+
+wire_schema!(RecentChange, |generator| with_ref::<HistoryEntry>(
+    generator
+));
+wire_schema!(PackLineage, |generator| with_ref::<AttributeLineage>(
+    generator
+));
+
 /// `POST /context` answer: Keeper's context pack.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ContextPack {
     /// The branch read.
     pub branch: String,
@@ -130,34 +148,22 @@ pub struct ExecuteRequest {
     pub auto_merge: Option<bool>,
 }
 
-/// What an Operation run came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExecuteStatus {
-    /// Checked, nothing written.
-    DryRun,
-    /// Written to the branch.
-    Committed,
-    /// Written to a work branch with a Proposal (HTTP 202).
-    Proposed,
-    /// Violations stopped it (dry runs report them; commits fail with validation-failed).
-    Rejected,
-}
-
-impl ExecuteStatus {
-    /// The name as on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::DryRun => "dry_run",
-            Self::Committed => "committed",
-            Self::Proposed => "proposed",
-            Self::Rejected => "rejected",
-        }
+wire_enum! {
+    /// What an Operation run came to.
+    pub enum ExecuteStatus {
+        /// Checked, nothing written.
+        DryRun = "dry_run",
+        /// Written to the branch.
+        Committed = "committed",
+        /// Written to a work branch with a Proposal (HTTP 202).
+        Proposed = "proposed",
+        /// Violations stopped it (dry runs report them; commits fail with validation-failed).
+        Rejected = "rejected",
     }
 }
 
 /// One edit an Operation makes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Edit {
     /// What it does to the Record.
     pub change: ChangeType,
@@ -169,7 +175,7 @@ pub struct Edit {
 }
 
 /// A Proposal, as answered by execute.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Proposal {
     /// Id (`prop_...`).
     pub id: String,
@@ -185,7 +191,7 @@ pub struct Proposal {
 }
 
 /// `POST /operations/{op}/execute` answer (200, or 202 with a Proposal).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ExecuteResult {
     /// The Operation.
     pub operation: String,
@@ -197,22 +203,27 @@ pub struct ExecuteResult {
     pub head: String,
     /// The new Revision, when something was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-nullable" = true))]
     pub revision: Option<String>,
     /// The edits.
     pub edits: Vec<Edit>,
     /// Rule violations.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub violations: Vec<Issue>,
     /// Warnings.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub warnings: Vec<String>,
     /// The Proposal, when the write went to review.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<Proposal>,
     /// What to do next.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub next: Vec<String>,
     /// The answer was replayed for a repeated `idempotency_key`.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub replayed: bool,
 }

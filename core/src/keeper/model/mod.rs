@@ -11,9 +11,12 @@
 use std::fmt;
 use std::str::FromStr;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+#[macro_use]
+mod macros;
 mod schema;
 pub use schema::*;
 mod reads;
@@ -84,6 +87,12 @@ impl Serialize for RecordRef {
     }
 }
 
+// A string; the description (`Kind/key`) stays in output schemas, which
+// drop the descriptions doc comments give.
+wire_schema!(RecordRef, |_generator| {
+    schemars::json_schema!({"type": "string", "x-description": "Kind/key"})
+});
+
 impl<'de> Deserialize<'de> for RecordRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -91,71 +100,37 @@ impl<'de> Deserialize<'de> for RecordRef {
     }
 }
 
-/// Keeper's problem codes (herald.md, Errors).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProblemCode {
-    /// The branch moved since `expected_head`.
-    StaleHead,
-    /// The change needs a Proposal.
-    ReviewRequired,
-    /// The branch is protected; the change needs a Proposal.
-    ProtectedBranch,
-    /// Too many task branches for this agent.
-    AgentBranchLimit,
-    /// The branch (or object) exists and is someone else's.
-    AlreadyExists,
-    /// Parameters or data rules failed.
-    ValidationFailed,
-    /// No such Domain, branch, Kind or Record.
-    NotFound,
-    /// The key lacks the grant.
-    Forbidden,
-    /// The key is missing or invalid.
-    Unauthorized,
-    /// Too many requests; retry after the delay.
-    RateLimited,
-    /// The branch is busy with another write; retry after the delay.
-    BranchBusy,
-    /// Keeper is unreachable or overloaded.
-    KeeperUnavailable,
+wire_enum! {
+    /// Keeper's problem codes (herald.md, Errors).
+    pub enum ProblemCode {
+        /// The branch moved since `expected_head`.
+        StaleHead = "stale-head",
+        /// The change needs a Proposal.
+        ReviewRequired = "review-required",
+        /// The branch is protected; the change needs a Proposal.
+        ProtectedBranch = "protected-branch",
+        /// Too many task branches for this agent.
+        AgentBranchLimit = "agent-branch-limit",
+        /// The branch (or object) exists and is someone else's.
+        AlreadyExists = "already-exists",
+        /// Parameters or data rules failed.
+        ValidationFailed = "validation-failed",
+        /// No such Domain, branch, Kind or Record.
+        NotFound = "not-found",
+        /// The key lacks the grant.
+        Forbidden = "forbidden",
+        /// The key is missing or invalid.
+        Unauthorized = "unauthorized",
+        /// Too many requests; retry after the delay.
+        RateLimited = "rate-limited",
+        /// The branch is busy with another write; retry after the delay.
+        BranchBusy = "branch-busy",
+        /// Keeper is unreachable or overloaded.
+        KeeperUnavailable = "keeper-unavailable",
+    }
 }
 
 impl ProblemCode {
-    /// Every code, in herald.md's order.
-    pub const ALL: [ProblemCode; 12] = [
-        Self::StaleHead,
-        Self::ReviewRequired,
-        Self::ProtectedBranch,
-        Self::AgentBranchLimit,
-        Self::AlreadyExists,
-        Self::ValidationFailed,
-        Self::NotFound,
-        Self::Forbidden,
-        Self::Unauthorized,
-        Self::RateLimited,
-        Self::BranchBusy,
-        Self::KeeperUnavailable,
-    ];
-
-    /// The code as it appears on the wire and in `[code]`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::StaleHead => "stale-head",
-            Self::ReviewRequired => "review-required",
-            Self::ProtectedBranch => "protected-branch",
-            Self::AgentBranchLimit => "agent-branch-limit",
-            Self::AlreadyExists => "already-exists",
-            Self::ValidationFailed => "validation-failed",
-            Self::NotFound => "not-found",
-            Self::Forbidden => "forbidden",
-            Self::Unauthorized => "unauthorized",
-            Self::RateLimited => "rate-limited",
-            Self::BranchBusy => "branch-busy",
-            Self::KeeperUnavailable => "keeper-unavailable",
-        }
-    }
-
     /// Whether the failure is transient (worth retrying after a delay).
     pub fn is_transient(self) -> bool {
         matches!(
@@ -179,15 +154,9 @@ impl ProblemCode {
     }
 }
 
-impl fmt::Display for ProblemCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// One issue of a problem: what is wrong, and where (a JSON-pointer-like path
 /// such as `parameters.risk_score`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Issue {
     /// Where the issue is (`parameters.risk_score`, `query.where.and[0].op`).
     pub path: String,
@@ -221,60 +190,36 @@ pub struct Problem {
     pub retry_after: Option<u64>,
 }
 
-/// Where a value or change came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OriginType {
-    /// Bulk import (a loader).
-    Import,
-    /// An Operation run by a principal.
-    Operation,
-    /// Extracted from a document by a model.
-    Extraction,
-    /// Merged through a Proposal.
-    Proposal,
-    /// Synced from a Source.
-    Source,
-}
-
-impl OriginType {
-    /// The name as on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Import => "import",
-            Self::Operation => "operation",
-            Self::Extraction => "extraction",
-            Self::Proposal => "proposal",
-            Self::Source => "source",
-        }
+wire_enum! {
+    /// Where a value or change came from.
+    pub enum OriginType {
+        /// Bulk import (a loader).
+        Import = "import",
+        /// An Operation run by a principal.
+        Operation = "operation",
+        /// Extracted from a document by a model.
+        Extraction = "extraction",
+        /// Merged through a Proposal.
+        Proposal = "proposal",
+        /// Synced from a Source.
+        Source = "source",
     }
 }
 
-/// What a change did to a Record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeType {
-    /// The Record was created.
-    Created,
-    /// Some values changed.
-    Updated,
-    /// The Record was deleted.
-    Deleted,
-}
-
-impl ChangeType {
-    /// The name as on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Created => "created",
-            Self::Updated => "updated",
-            Self::Deleted => "deleted",
-        }
+wire_enum! {
+    /// What a change did to a Record.
+    pub enum ChangeType {
+        /// The Record was created.
+        Created = "created",
+        /// Some values changed.
+        Updated = "updated",
+        /// The Record was deleted.
+        Deleted = "deleted",
     }
 }
 
 /// One attribute's change, `before -> after` (`null` when absent).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeChange {
     /// The attribute's api name.
     pub attribute: String,
@@ -287,7 +232,7 @@ pub struct AttributeChange {
 }
 
 /// A Record's identity and title, without values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RecordHeader {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -298,7 +243,7 @@ pub struct RecordHeader {
 }
 
 /// A Link between two Records.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Link {
     /// The Relation's api name.
     pub relation: String,
@@ -309,7 +254,7 @@ pub struct Link {
 }
 
 /// A signal that an answer may be incomplete (herald.md, coverage lines).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CoverageSignal {
     /// The kind of signal.
     pub signal: CoverageKind,
@@ -335,16 +280,16 @@ pub struct CoverageSignal {
     pub phrase: Option<String>,
 }
 
-/// The kinds of [`CoverageSignal`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CoverageKind {
-    /// Records of a Kind lack an Attribute the answer used.
-    MissingValues,
-    /// A Source behind the answer is past its freshness date.
-    StaleSource,
-    /// A phrase of the question is unknown in the Domain.
-    UnknownPhrase,
+wire_enum! {
+    /// The kinds of [`CoverageSignal`].
+    pub enum CoverageKind {
+        /// Records of a Kind lack an Attribute the answer used.
+        MissingValues = "missing_values",
+        /// A Source behind the answer is past its freshness date.
+        StaleSource = "stale_source",
+        /// A phrase of the question is unknown in the Domain.
+        UnknownPhrase = "unknown_phrase",
+    }
 }
 
 /// A filter predicate of the query DSL: `and`/`or`/`not` or a comparison.
@@ -378,28 +323,34 @@ pub enum Predicate {
     },
 }
 
-/// Comparison operators of the query DSL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompareOp {
-    /// Equal.
-    Eq,
-    /// Not equal.
-    Ne,
-    /// One of a list.
-    In,
-    /// Less than.
-    Lt,
-    /// Less than or equal.
-    Lte,
-    /// Greater than.
-    Gt,
-    /// Greater than or equal.
-    Gte,
-    /// Substring (strings, case-insensitive) or membership (lists).
-    Contains,
-    /// The attribute has a value (`value: false` for has none).
-    Exists,
+// Any object (the grammar is in the `where` argument's description).
+wire_schema!(
+    Predicate,
+    |_generator| schemars::json_schema!({"type": "object"})
+);
+
+wire_enum! {
+    /// Comparison operators of the query DSL.
+    pub enum CompareOp {
+        /// Equal.
+        Eq = "eq",
+        /// Not equal.
+        Ne = "ne",
+        /// One of a list.
+        In = "in",
+        /// Less than.
+        Lt = "lt",
+        /// Less than or equal.
+        Lte = "lte",
+        /// Greater than.
+        Gt = "gt",
+        /// Greater than or equal.
+        Gte = "gte",
+        /// Substring (strings, case-insensitive) or membership (lists).
+        Contains = "contains",
+        /// The attribute has a value (`value: false` for has none).
+        Exists = "exists",
+    }
 }
 
 /// Revision selectors every read accepts.

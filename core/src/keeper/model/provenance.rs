@@ -3,13 +3,14 @@
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::*;
 
 /// Who set something, when, in which Revision, and how.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Origin {
     /// How.
     pub origin_type: OriginType,
@@ -34,7 +35,7 @@ pub struct Origin {
 }
 
 /// Where in a document a value was extracted, and by which model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Evidence {
     /// The document.
     pub document_id: String,
@@ -50,7 +51,7 @@ pub struct Evidence {
 }
 
 /// A Proposal, as referenced from provenance.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProposalRef {
     /// Id (`prop_...`).
     pub id: String,
@@ -64,34 +65,22 @@ pub struct ProposalRef {
     pub branch: Option<String>,
 }
 
-/// A Proposal's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProposalStatus {
-    /// Waiting for review.
-    Proposed,
-    /// Merged into the target branch.
-    Merged,
-    /// Conflicts with the target branch.
-    Conflicts,
-    /// Closed without merging.
-    Closed,
-}
-
-impl ProposalStatus {
-    /// The name as on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Proposed => "proposed",
-            Self::Merged => "merged",
-            Self::Conflicts => "conflicts",
-            Self::Closed => "closed",
-        }
+wire_enum! {
+    /// A Proposal's status.
+    pub enum ProposalStatus {
+        /// Waiting for review.
+        Proposed = "proposed",
+        /// Merged into the target branch.
+        Merged = "merged",
+        /// Conflicts with the target branch.
+        Conflicts = "conflicts",
+        /// Closed without merging.
+        Closed = "closed",
     }
 }
 
 /// One attribute's current value and where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeLineage {
     /// The attribute.
     pub attribute: String,
@@ -122,7 +111,7 @@ pub struct ProvenanceParams {
 }
 
 /// `GET .../explain` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Explain {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -147,7 +136,7 @@ pub struct Explain {
 }
 
 /// One change of a Record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistoryEntry {
     /// The Revision.
     pub revision: String,
@@ -170,7 +159,7 @@ pub struct HistoryEntry {
 }
 
 /// `GET .../history` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct History {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -189,7 +178,7 @@ pub struct History {
 }
 
 /// `GET .../lineage` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Lineage {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -206,8 +195,10 @@ pub struct Lineage {
     pub attributes: Vec<AttributeLineage>,
     /// The Sources behind the values.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub sources: Vec<SourceInfo>,
     /// The Proposals that brought values to the branch.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub proposals: Vec<ProposalRef>,
 }

@@ -3,6 +3,7 @@
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ pub struct RecordParams {
 }
 
 /// One Record with its values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RecordView {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -39,35 +40,24 @@ pub struct RecordView {
     pub masked: Vec<String>,
     /// Link counts per Relation (outgoing and incoming, by relation name).
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, i64>")]
     pub link_counts: BTreeMap<String, u64>,
     /// The Links, when asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<Link>>,
 }
 
-/// Resolution levels, cheapest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResolveLevel {
-    /// The words are a name or value.
-    Exact,
-    /// The words are a declared synonym.
-    Synonym,
-    /// The words are close in spelling (trigrams).
-    Trigram,
-    /// The words are close in meaning (needs `query_vector`).
-    Embedding,
-}
-
-impl ResolveLevel {
-    /// The name as on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Exact => "exact",
-            Self::Synonym => "synonym",
-            Self::Trigram => "trigram",
-            Self::Embedding => "embedding",
-        }
+wire_enum! {
+    /// Resolution levels, cheapest first.
+    pub enum ResolveLevel {
+        /// The words are a name or value.
+        Exact = "exact",
+        /// The words are a declared synonym.
+        Synonym = "synonym",
+        /// The words are close in spelling (trigrams).
+        Trigram = "trigram",
+        /// The words are close in meaning (needs `query_vector`).
+        Embedding = "embedding",
     }
 }
 
@@ -93,20 +83,20 @@ pub struct ResolveRequest {
     pub limit: Option<u32>,
 }
 
-/// What a candidate stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CandidateType {
-    /// A Kind.
-    Kind,
-    /// An Attribute of a Kind.
-    Attribute,
-    /// Stored values of an Attribute.
-    Value,
+wire_enum! {
+    /// What a candidate stands for.
+    pub enum CandidateType {
+        /// A Kind.
+        Kind = "kind",
+        /// An Attribute of a Kind.
+        Attribute = "attribute",
+        /// Stored values of an Attribute.
+        Value = "value",
+    }
 }
 
 /// One thing the words may stand for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Candidate {
     /// Kind, attribute or value.
     #[serde(rename = "type")]
@@ -137,7 +127,7 @@ pub struct Candidate {
 }
 
 /// A level that was not tried, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SkippedLevel {
     /// The level.
     pub level: ResolveLevel,
@@ -146,7 +136,7 @@ pub struct SkippedLevel {
 }
 
 /// `POST /resolve` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResolveResponse {
     /// The Revision read.
     pub revision: String,
@@ -154,12 +144,15 @@ pub struct ResolveResponse {
     pub candidates: Vec<Candidate>,
     /// Words no candidate matched (stop words included).
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub unmatched: Vec<String>,
     /// Levels not tried.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub skipped_levels: Vec<SkippedLevel>,
     /// Coverage signals.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub coverage: Vec<CoverageSignal>,
 }
 
@@ -225,7 +218,7 @@ pub struct QueryRequest {
 }
 
 /// One query row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QueryRow {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -241,7 +234,7 @@ pub struct QueryRow {
 }
 
 /// A neighbor included in a query row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NeighborRow {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -255,7 +248,7 @@ pub struct NeighborRow {
 }
 
 /// One group of an aggregate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AggregateGroup {
     /// The value (`null` for Records without one).
     pub value: Value,
@@ -264,7 +257,7 @@ pub struct AggregateGroup {
 }
 
 /// An aggregate's answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AggregateResult {
     /// The Kind counted.
     pub kind: String,
@@ -275,7 +268,7 @@ pub struct AggregateResult {
 }
 
 /// `POST /query` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QueryResponse {
     /// The Revision read.
     pub revision: String,
@@ -291,6 +284,7 @@ pub struct QueryResponse {
     pub next_cursor: Option<String>,
     /// Coverage signals.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub coverage: Vec<CoverageSignal>,
 }
 
@@ -324,7 +318,7 @@ pub struct SearchRequest {
 }
 
 /// One search hit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchHit {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -340,19 +334,22 @@ pub struct SearchHit {
 }
 
 /// `POST /search` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchResponse {
     /// The Revision read.
     pub revision: String,
     /// `lexical`, `vector` or `hybrid`.
+    #[schemars(extend("enum" = ["lexical", "vector", "hybrid"]))]
     pub mode: String,
     /// Hits, best first.
     pub hits: Vec<SearchHit>,
     /// Every term was so common that only a sample of the matches was ranked.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub truncated_candidates: bool,
     /// The vector list stopped short while more Records match the filters.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub truncated: bool,
 }
 
@@ -380,7 +377,7 @@ pub struct NeighborhoodRequest {
 }
 
 /// A node of a neighborhood.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NeighborhoodNode {
     /// `Kind/key`.
     #[serde(rename = "ref")]
@@ -396,7 +393,7 @@ pub struct NeighborhoodNode {
 }
 
 /// `POST /neighborhood` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NeighborhoodResponse {
     /// The Revision read.
     pub revision: String,
@@ -406,5 +403,6 @@ pub struct NeighborhoodResponse {
     pub edges: Vec<Link>,
     /// A cap stopped the walk.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub truncated: bool,
 }

@@ -3,8 +3,8 @@
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-#[allow(unused_imports)]
 use serde_json::Value;
 
 use super::*;
@@ -21,7 +21,7 @@ pub struct PageParams {
 }
 
 /// A branch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Branch {
     /// Name (`main`, `agent/agt_x/fix-risk`).
     pub name: String,
@@ -29,9 +29,11 @@ pub struct Branch {
     pub head: String,
     /// The Domain's default branch.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub default: bool,
     /// Writes need a Proposal.
     #[serde(default)]
+    #[schemars(extend("x-required" = true))]
     pub protected: bool,
     /// The principal owning a work branch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,7 +41,7 @@ pub struct Branch {
 }
 
 /// `GET /branches` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BranchList {
     /// Branches, the default first, then by name.
     pub branches: Vec<Branch>,
@@ -66,7 +68,7 @@ pub struct LogParams {
 }
 
 /// Counts of what a Revision or diff did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ChangeCounts {
     /// Records or Links added.
     pub created: u64,
@@ -77,7 +79,7 @@ pub struct ChangeCounts {
 }
 
 /// One Revision of a branch log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LogEntry {
     /// The Revision.
     pub revision: String,
@@ -98,6 +100,25 @@ pub struct LogEntry {
     pub message: String,
     /// What it did.
     pub counts: ChangeCounts,
+}
+
+// The counts first, then the name and scope, as documented in `docs/tools.md`.
+wire_schema!(DiffCount, |generator| diff_count_schema(generator));
+
+fn diff_count_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut schema = generator.subschema_for::<ChangeCounts>();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.insert("name".into(), generator.subschema_for::<String>().into());
+        properties.insert(
+            "scope".into(),
+            serde_json::json!({"type": "string", "enum": ["kind", "relation"]}),
+        );
+    }
+    schema.insert(
+        "required".into(),
+        serde_json::json!(["name", "scope", "created", "updated", "deleted"]),
+    );
+    schema
 }
 
 /// `GET /branches/{b}/log` answer.
@@ -148,9 +169,10 @@ pub struct DiffCount {
 }
 
 /// One element of a diff.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DiffElement {
     /// `+` added, `~` changed, `-` removed.
+    #[schemars(extend("enum" = ["+", "~", "-"]))]
     pub op: String,
     /// The Record (for Records).
     #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
@@ -164,7 +186,7 @@ pub struct DiffElement {
 }
 
 /// `GET /diff` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Diff {
     /// The older Revision (full id).
     pub from: String,

@@ -3,6 +3,7 @@
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 #[allow(unused_imports)]
 use serde_json::Value;
@@ -23,19 +24,18 @@ pub struct SchemaParams {
     pub detail: Option<SchemaDetail>,
 }
 
-/// How much schema to return.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SchemaDetail {
-    /// Names, types and flags.
-    #[default]
-    Summary,
-    /// Plus descriptions, enums and synonyms.
-    Full,
+wire_enum! {
+    /// How much schema to return.
+    pub enum SchemaDetail {
+        /// Names, types and flags.
+        Summary = "summary",
+        /// Plus descriptions, enums and synonyms.
+        Full = "full",
+    }
 }
 
 /// A Domain's schema.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Schema {
     /// The Domain.
     pub domain: String,
@@ -64,7 +64,7 @@ pub struct Schema {
 }
 
 /// A Kind (a type of Record).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct KindDef {
     /// Api name (`Supplier`).
     pub name: String,
@@ -95,7 +95,7 @@ pub struct KindDef {
 }
 
 /// An attribute of a Kind.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeDef {
     /// Api name.
     pub name: String,
@@ -120,7 +120,7 @@ pub struct AttributeDef {
 }
 
 /// A Relation between two Kinds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RelationDef {
     /// Api name (`supplies`).
     pub name: String,
@@ -136,7 +136,7 @@ pub struct RelationDef {
 }
 
 /// A Trait: a set of attributes several Kinds implement.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraitDef {
     /// Api name.
     pub name: String,
@@ -151,7 +151,7 @@ pub struct TraitDef {
 }
 
 /// A custom Operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OperationDef {
     /// Api name (`flag_supplier_risk`).
     pub name: String,
@@ -167,18 +167,18 @@ pub struct OperationDef {
     pub review_policy: ReviewPolicy,
 }
 
-/// Whether an Operation needs review.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReviewPolicy {
-    /// Commits directly (unless the branch is protected).
-    None,
-    /// Needs a Proposal that a reviewer approves.
-    Review,
+wire_enum! {
+    /// Whether an Operation needs review.
+    pub enum ReviewPolicy {
+        /// Commits directly (unless the branch is protected).
+        None = "none",
+        /// Needs a Proposal that a reviewer approves.
+        Review = "review",
+    }
 }
 
 /// A parameter of an Operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ParameterDef {
     /// Name.
     pub name: String,
@@ -194,7 +194,7 @@ pub struct ParameterDef {
 }
 
 /// A lens: a read preset of the schema.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LensDef {
     /// Api name.
     pub name: String,
@@ -218,7 +218,7 @@ pub struct LensDef {
 }
 
 /// A Source feeding the Domain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SourceInfo {
     /// Name.
     pub name: String,
@@ -234,7 +234,7 @@ pub struct SourceInfo {
 }
 
 /// Search modes and the embedding model of a Domain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchInfo {
     /// `lexical`, plus `vector` and `hybrid` when a Kind is embedded.
     pub modes: Vec<String>,
@@ -244,7 +244,7 @@ pub struct SearchInfo {
 }
 
 /// The embedding model of a Domain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EmbeddingInfo {
     /// Model name.
     pub model: String,

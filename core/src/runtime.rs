@@ -1,0 +1,18 @@
+//! The one way every front end builds its Tokio runtime (the server's command
+//! line, the Python module, the C ABI; the Node addon runs on napi's).
+
+use std::io;
+
+use tokio::runtime::{Builder, Runtime};
+
+/// A multi-thread runtime with timers and I/O, its threads named
+/// `thread_name`; `worker_threads` fixes their number (default: one per
+/// core).
+pub fn multi_thread(thread_name: &str, worker_threads: Option<usize>) -> io::Result<Runtime> {
+    let mut builder = Builder::new_multi_thread();
+    builder.enable_all().thread_name(thread_name);
+    if let Some(workers) = worker_threads {
+        builder.worker_threads(workers);
+    }
+    builder.build()
+}

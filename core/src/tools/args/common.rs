@@ -1,0 +1,171 @@
+//! The arguments every Lorebase tool shares: `domain`, `branch` and `at`
+//! where the tool takes them, and `format`; their schemas and how they fall
+//! back to the settings.
+
+use schemars::JsonSchema;
+use serde_json::{Map, Value};
+
+use super::bounded::Name;
+use super::parse::{Arg, invalid, take};
+use crate::config::Settings;
+use crate::error::ToolError;
+use crate::keeper::model::ReadAt;
+use crate::render::OutputFormat;
+
+/// The longest Domain name.
+const DOMAIN_MAX: usize = 128;
+/// The longest branch name.
+const BRANCH_MAX: usize = 256;
+/// The longest Revision id, prefix or tag.
+const AT_MAX: usize = 128;
+
+/// The shared arguments, as a model sees them (the descriptions are theirs).
+#[derive(JsonSchema)]
+#[allow(dead_code)] // only its schema is used: the values are taken one by one
+struct SharedArgs {
+    /// Domain api name. Default: the configured Domain (LOREBASE_DOMAIN).
+    domain: Option<Name<DOMAIN_MAX>>,
+    /// Branch. Default: the configured branch (LOREBASE_BRANCH), else the Domain's default branch.
+    branch: Option<Name<BRANCH_MAX>>,
+    /// Read as of this Revision (64 hex digits or an 8+ digit prefix) or tag.
+    at: Option<Name<AT_MAX>>,
+    /// `text`: compact lines (default). `json`: the stable JSON shape, also as structured content.
+    format: Option<OutputFormat>,
+}
+
+/// Which of the shared arguments a tool takes besides `domain` and `format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// It takes `branch`.
+    pub branch: bool,
+    /// It takes `at`.
+    pub at: bool,
+}
+
+impl Scope {
+    /// Reads at a branch and a Revision.
+    pub const READ: Scope = Scope {
+        branch: true,
+        at: true,
+    };
+    /// On a branch, at its head.
+    pub const BRANCH: Scope = Scope {
+        branch: true,
+        at: false,
+    };
+    /// The Domain only.
+    pub const DOMAIN: Scope = Scope {
+        branch: false,
+        at: false,
+    };
+
+    /// The names of the shared arguments taken, in schema order.
+    fn names(self) -> impl Iterator<Item = &'static str> {
+        [
+            Some("domain"),
+            self.branch.then_some("branch"),
+            self.at.then_some("at"),
+            Some("format"),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// The schemas of the shared arguments taken, in order, to append to a
+    /// tool's own.
+    pub(crate) fn schemas(self, shared: &Map<String, Value>) -> Vec<(String, Value)> {
+        self.names()
+            .filter_map(|name| Some((name.to_string(), shared.get(name)?.clone())))
+            .collect()
+    }
+}
+
+/// The schemas of every shared argument, by name.
+pub(crate) fn shared_schemas(generator: &mut schemars::SchemaGenerator) -> Map<String, Value> {
+    let root = generator.root_schema_for::<SharedArgs>();
+    root.get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The arguments every tool shares, resolved against the settings.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Common {
+    /// The Domain (the argument, else `settings.domain`).
+    pub domain: String,
+    /// `text` or `json`.
+    pub format: OutputFormat,
+    /// Branch (the argument, else `settings.branch`) and Revision.
+    pub read: ReadAt,
+}
+
+/// Removes the shared arguments from `args` and resolves them.
+pub(crate) fn take_common(
+    args: &mut Map<String, Value>,
+    settings: &Settings,
+    scope: Scope,
+) -> Result<Common, ToolError> {
+    let format: Option<OutputFormat> = take(args, "format")?;
+    let domain: Option<Name<DOMAIN_MAX>> = take(args, "domain")?;
+    let branch: Option<Name<BRANCH_MAX>> = if scope.branch {
+        take(args, "branch")?
+    } else {
+        None
+    };
+    let at: Option<Name<AT_MAX>> = if scope.at { take(args, "at")? } else { None };
+    let domain = match domain.or_else(|| settings.domain.clone().map(Name::new)) {
+        Some(d) => d.check("domain")?,
+        None => {
+            return Err(ToolError {
+                next: Some(
+                    "pass `domain`, or configure a default (LOREBASE_DOMAIN, herald.domain)".into(),
+                ),
+                ..invalid("domain", "no Domain given and no default Domain configured")
+            });
+        }
+    };
+    let branch = match branch {
+        Some(b) => Some(b.check("branch")?),
+        None => settings.branch.clone(),
+    };
+    let at = at.check("at")?;
+    Ok(Common {
+        domain,
+        format: format.unwrap_or_default(),
+        read: ReadAt { branch, at },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn common_arguments_fall_back_to_settings() {
+        let settings = Settings {
+            domain: Some("supply".into()),
+            branch: Some("main".into()),
+            ..Settings::default()
+        };
+        let scope = Scope::READ;
+        let mut args = map(json!({"format": "json", "at": "abc12345"}));
+        let c = take_common(&mut args, &settings, scope).unwrap();
+        assert_eq!(c.domain, "supply");
+        assert_eq!(c.format, OutputFormat::Json);
+        assert_eq!(c.read.branch.as_deref(), Some("main"));
+        assert!(args.is_empty());
+        let e = take_common(&mut map(json!({})), &Settings::default(), scope).unwrap_err();
+        assert_eq!(e.issues[0].path, "domain");
+        assert!(e.next.is_some());
+        let e = take_common(&mut map(json!({"format": "xml"})), &settings, scope).unwrap_err();
+        assert_eq!(e.issues[0].path, "format");
+        let e = take_common(&mut map(json!({"domain": ""})), &settings, scope).unwrap_err();
+        assert_eq!(e.issues[0].path, "domain");
+    }
+}

@@ -1,0 +1,408 @@
+//! The KB tools, `kb_search` and `kb_get`, over a markdown catalog
+//! ([`crate::kb`]): their definitions, their argument checks (lenient where
+//! runlore-mcp.md says so: every issue at once, `k` clamped), their handlers,
+//! and the [`ToolSource`] that offers them when `kb.dir` is set. Their answers
+//! are built as JSON by [`crate::render::kb`] (no wire type to derive a schema
+//! from), so their schemas are written here, beside the parsers they describe.
+
+use serde_json::{Map, Value, json};
+
+use super::source::ToolSource;
+use crate::config::OutputSettings;
+use crate::error::ToolError;
+use crate::kb::KbCatalog;
+use crate::keeper::Credential;
+use crate::keeper::model::{Issue, ProblemCode};
+use crate::render::{self, OutputFormat, caps, finish};
+use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
+
+/// `kb_search`.
+pub const KB_SEARCH: &str = "kb_search";
+/// `kb_get`.
+pub const KB_GET: &str = "kb_get";
+/// The KB tools, in the order models see them.
+pub const NAMES: [&str; 2] = [KB_SEARCH, KB_GET];
+/// Hits returned when `k` is absent or below 1.
+pub const DEFAULT_K: usize = 5;
+/// Most hits returned (a larger `k` is capped to it).
+pub const MAX_K: usize = 20;
+/// Longest path echoed back in a not-found message.
+const MAX_ECHOED_PATH: usize = 200;
+
+const READ_ONLY: ToolAnnotations = ToolAnnotations::reads_or_writes(false);
+
+fn format_schema() -> Value {
+    json!({
+        "type": "string",
+        "enum": ["text", "json"],
+        "default": "text",
+        "description": "`text` (compact lines, default) or `json` (stable shape, also sent as structuredContent)."
+    })
+}
+
+fn hit_schema() -> Value {
+    let text = json!({"type": "string"});
+    json!({
+        "type": "object",
+        "required": ["path", "type", "title", "score"],
+        "properties": {
+            "path": {"type": "string", "description": "Catalog-relative path; pass it to kb_get unchanged."},
+            "type": {"type": "string", "description": "The entry's type (empty when it has none)."},
+            "title": text, "description": text, "resource": text,
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "status": text, "last_validated": text,
+            "score": {"type": "number", "description": "BM25 score, higher is better."}
+        }
+    })
+}
+
+/// The definitions of `kb_search` and `kb_get`.
+pub fn definitions() -> Vec<ToolDefinition> {
+    let text = json!({"type": "string"});
+    vec![
+        ToolDefinition {
+            name: KB_SEARCH.into(),
+            title: "Search the knowledge base".into(),
+            description: "Search the markdown knowledge base (runbooks, incident notes, how-tos) \
+                with BM25 over title, description, resource, tags and body; title, tags and resource \
+                weigh more. Identifiers such as v1.8.2, kb_search, harbor-core or EC2NodeClass match \
+                whole and by their parts. Returns scored hits, best first: path, type, title, and \
+                description, resource, tags, status, last_validated when the entry has them. Retired \
+                entries stay searchable (see status). Use it to find entry paths, then kb_get to read \
+                one. Example: {\"query\": \"harbor-core OOMKilled\", \"k\": 5}"
+                .into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "minLength": 1, "description": "Words or identifiers to search for."},
+                    "k": {"type": "integer", "default": DEFAULT_K, "description": "How many hits (default 5, at most 20; values below 1 give 5)."},
+                    "format": format_schema()
+                },
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+            output_schema: Some(json!({
+                "type": "object",
+                "required": ["query", "hits"],
+                "properties": {
+                    "query": text,
+                    "hits": {"type": "array", "items": hit_schema()},
+                    "cuts": caps::cuts_schema()
+                }
+            })),
+            annotations: READ_ONLY,
+        },
+        ToolDefinition {
+            name: KB_GET.into(),
+            title: "Read a knowledge-base entry".into(),
+            description: "Read one knowledge-base entry whole: its frontmatter fields (type, title, \
+                description, resource, alert_resource, tags, status, last_validated, and timestamp \
+                and fingerprint on curated entries) and its markdown body. path must be exactly as a \
+                kb_search hit returned it. Example: {\"path\": \"runbooks/harbor-core-oom.md\"}"
+                .into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "minLength": 1, "description": "The entry path from a kb_search hit."},
+                    "format": format_schema()
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+            output_schema: Some(json!({
+                "type": "object",
+                "required": ["path", "type", "title", "body"],
+                "properties": {
+                    "path": text, "type": text, "title": text, "description": text,
+                    "resource": text, "alert_resource": text,
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "status": text, "last_validated": text, "timestamp": text, "fingerprint": text,
+                    "body": {"type": "string", "description": "The markdown body."},
+                    "cuts": caps::cuts_schema()
+                }
+            })),
+            annotations: READ_ONLY,
+        },
+    ]
+}
+
+/// The KB tools of one toolbox: offered when a catalog is open.
+#[derive(Debug, Clone)]
+pub(crate) struct KbTools {
+    catalog: Option<KbCatalog>,
+    caps: OutputSettings,
+}
+
+impl KbTools {
+    /// The tools over `catalog` (none without one), under `caps`.
+    pub(crate) fn new(catalog: Option<KbCatalog>, caps: OutputSettings) -> Self {
+        Self { catalog, caps }
+    }
+
+    /// The open catalog.
+    pub(crate) fn catalog(&self) -> Option<&KbCatalog> {
+        self.catalog.as_ref()
+    }
+}
+
+impl ToolSource for KbTools {
+    fn owns(&self, name: &str) -> bool {
+        NAMES.contains(&name)
+    }
+
+    fn offers(&self, name: &str) -> Option<bool> {
+        (self.catalog.is_some() && self.owns(name)).then_some(false)
+    }
+
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        if self.catalog.is_some() {
+            definitions()
+        } else {
+            Vec::new()
+        }
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        _credential: &Credential,
+    ) -> Option<RenderedOutput> {
+        call(self.catalog.as_ref()?, name, &arguments, &self.caps)
+    }
+}
+
+/// Runs `name` when it is a KB tool (`None` otherwise).
+pub fn call(
+    catalog: &KbCatalog,
+    name: &str,
+    arguments: &Map<String, Value>,
+    caps: &OutputSettings,
+) -> Option<RenderedOutput> {
+    let output = match name {
+        KB_SEARCH => search(catalog, arguments, caps),
+        KB_GET => get(catalog, arguments, caps),
+        _ => return None,
+    };
+    Some(output.unwrap_or_else(|e| e.to_output()))
+}
+
+fn search(
+    catalog: &KbCatalog,
+    arguments: &Map<String, Value>,
+    caps: &OutputSettings,
+) -> Result<RenderedOutput, ToolError> {
+    let args = SearchArgs::parse(arguments)?;
+    let hits = catalog.search(&args.query, args.k).map_err(|e| ToolError {
+        code: ProblemCode::KeeperUnavailable,
+        message: e.to_string(),
+        issues: Vec::new(),
+        head: None,
+        retry_after: None,
+        next: Some("retry; if it persists, restart Herald".into()),
+    })?;
+    Ok(finish(
+        args.format,
+        || render::kb::search_text(&args.query, &hits),
+        || render::kb::search_json(&args.query, &hits),
+        caps,
+    ))
+}
+
+fn get(
+    catalog: &KbCatalog,
+    arguments: &Map<String, Value>,
+    caps: &OutputSettings,
+) -> Result<RenderedOutput, ToolError> {
+    let args = GetArgs::parse(arguments)?;
+    let entry = catalog
+        .get(&args.path)
+        .ok_or_else(|| not_found(&args.path))?;
+    // The body is the answer: cut only by the overall max_chars, not by the
+    // per-value cap meant for record attributes.
+    let entry_caps = OutputSettings {
+        max_value_chars: caps.max_value_chars.max(caps.max_chars),
+        ..caps.clone()
+    };
+    Ok(finish(
+        args.format,
+        || render::kb::entry_text(&entry),
+        || render::kb::entry_json(&entry),
+        &entry_caps,
+    ))
+}
+
+/// The error of an unknown `kb_get` path.
+pub fn not_found(path: &str) -> ToolError {
+    let shown = if path.chars().count() > MAX_ECHOED_PATH {
+        format!("{}...", caps::prefix_chars(path, MAX_ECHOED_PATH))
+    } else {
+        path.to_string()
+    };
+    ToolError {
+        code: ProblemCode::NotFound,
+        message: format!("no entry at {shown:?} (use kb_search to discover paths)"),
+        issues: Vec::new(),
+        head: None,
+        retry_after: None,
+        next: Some(
+            "call kb_search with words from the entry, then pass a hit's path to kb_get unchanged"
+                .into(),
+        ),
+    }
+}
+
+/// The checked arguments of `kb_search`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchArgs {
+    /// The query (not blank).
+    pub query: String,
+    /// Hits wanted, 1 to [`MAX_K`].
+    pub k: usize,
+    /// The output format.
+    pub format: OutputFormat,
+}
+
+impl SearchArgs {
+    /// Checks `kb_search` arguments: `query` required and not blank, `k` an
+    /// integer (absent or below 1 gives 5, above 20 gives 20), `format`.
+    pub fn parse(arguments: &Map<String, Value>) -> Result<Self, ToolError> {
+        let mut issues = unknown_keys(arguments, &["query", "k", "format"]);
+        let query = required_string(arguments, "query", &mut issues);
+        let k = match arguments.get("k") {
+            None | Some(Value::Null) => DEFAULT_K,
+            Some(value) => match integer(value) {
+                Some(k) if k < 1 => DEFAULT_K,
+                Some(k) => usize::try_from(k).unwrap_or(MAX_K).min(MAX_K),
+                None => {
+                    issues.push(issue("k", "must be an integer"));
+                    DEFAULT_K
+                }
+            },
+        };
+        let format = format_arg(arguments, &mut issues);
+        if !issues.is_empty() {
+            return Err(invalid(
+                issues,
+                "pass the words to search for, for example {\"query\": \"harbor-core restarts\", \"k\": 5}",
+            ));
+        }
+        Ok(Self {
+            query: query.unwrap_or_default(),
+            k,
+            format,
+        })
+    }
+}
+
+/// The checked arguments of `kb_get`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GetArgs {
+    /// The entry path (not blank).
+    pub path: String,
+    /// The output format.
+    pub format: OutputFormat,
+}
+
+impl GetArgs {
+    /// Checks `kb_get` arguments: `path` required and not blank, `format`.
+    pub fn parse(arguments: &Map<String, Value>) -> Result<Self, ToolError> {
+        let mut issues = unknown_keys(arguments, &["path", "format"]);
+        let path = required_string(arguments, "path", &mut issues);
+        let format = format_arg(arguments, &mut issues);
+        if !issues.is_empty() {
+            return Err(invalid(
+                issues,
+                "pass the path of a kb_search hit, for example {\"path\": \"runbooks/harbor-core-oom.md\"}",
+            ));
+        }
+        Ok(Self {
+            path: path.unwrap_or_default(),
+            format,
+        })
+    }
+}
+
+fn issue(path: &str, message: &str) -> Issue {
+    Issue {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+fn invalid(issues: Vec<Issue>, next: &str) -> ToolError {
+    let message = if issues.len() == 1 {
+        format!("{} {}", issues[0].path, issues[0].message)
+    } else {
+        format!("{} invalid arguments", issues.len())
+    };
+    ToolError {
+        code: ProblemCode::ValidationFailed,
+        message,
+        issues,
+        head: None,
+        retry_after: None,
+        next: Some(next.into()),
+    }
+}
+
+fn unknown_keys(arguments: &Map<String, Value>, known: &[&str]) -> Vec<Issue> {
+    arguments
+        .keys()
+        .filter(|key| !known.contains(&key.as_str()))
+        .map(|key| {
+            let shown: String = key.chars().take(64).collect();
+            issue(
+                &shown,
+                &format!("is not an argument (expected one of: {})", known.join(", ")),
+            )
+        })
+        .collect()
+}
+
+fn required_string(
+    arguments: &Map<String, Value>,
+    key: &str,
+    issues: &mut Vec<Issue>,
+) -> Option<String> {
+    match arguments.get(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(Value::String(_)) => {
+            issues.push(issue(key, "must not be empty"));
+            None
+        }
+        None | Some(Value::Null) => {
+            issues.push(issue(key, "is required"));
+            None
+        }
+        Some(_) => {
+            issues.push(issue(key, "must be a string"));
+            None
+        }
+    }
+}
+
+fn integer(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_u64().map(|_| i64::MAX).or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.is_finite())
+                    .map(|f| f as i64)
+            })
+        }),
+        _ => None,
+    }
+}
+
+fn format_arg(arguments: &Map<String, Value>, issues: &mut Vec<Issue>) -> OutputFormat {
+    match arguments.get("format") {
+        None | Some(Value::Null) => OutputFormat::Text,
+        Some(Value::String(s)) if s == "text" => OutputFormat::Text,
+        Some(Value::String(s)) if s == "json" => OutputFormat::Json,
+        Some(_) => {
+            issues.push(issue("format", "must be \"text\" or \"json\""));
+            OutputFormat::Text
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The agent endpoints: `lorebase_context` (a context pack) and
+//! `lorebase_execute` (Operation runs, the only write).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::tool::{Ctx, LorebaseTool};
+use crate::config::Settings;
+use crate::error::ToolError;
+use crate::keeper::model::{
+    ContextPack, ContextRequest, ExecuteRequest, ExecuteResult, ProblemCode, SearchRequest,
+};
+use crate::render;
+use crate::tools::args::{
+    AnyObject, ApiName, Arg, Common, Flag, Int, Name, Names, Refs, Revision, Scope, Slug, Text,
+    invalid,
+};
+
+/// Seeds taken from the search hits of a question.
+const QUESTION_SEEDS: u32 = 5;
+
+/// `lorebase_context`: `POST .../context`; with a `question` and no
+/// `records`, `POST .../search` first and the hits become the seeds.
+pub(crate) struct LorebaseContext;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContextArgs {
+    /// Seed Records (Kind/key). Give this or `question`.
+    records: Option<Refs<20>>,
+    /// A short question; its search hits become the seeds. Give this or `records`.
+    question: Option<Text<1000>>,
+    /// Hops from the seeds (default: the lens's or Keeper's).
+    depth: Option<Int<0, 3>>,
+    /// Relations to follow (default: all, or the lens's).
+    relations: Option<Names<50>>,
+    /// Limit neighbors to Kinds implementing these Traits (api names).
+    traits: Option<Names<20>>,
+    /// A lens (read preset) api name: gives Relations, depth and budget unless passed.
+    lens: Option<Name<128>>,
+    /// Trim the pack to about this many tokens.
+    token_budget: Option<Int<100, 100_000>>,
+}
+
+impl LorebaseTool for LorebaseContext {
+    const NAME: &'static str = "lorebase_context";
+    const TITLE: &'static str = "Context pack for Records or a question";
+    const DESCRIPTION: &'static str = "Start here. Returns Keeper's context pack: the seed Records with their values, nearby Records, the Links between them, the schema of the Kinds present, recent changes and lineage, trimmed to a token budget (markdown in text format). Give `records` when you know the Records (refs Kind/key); give `question` to find the seeds by a lexical search first. Use lorebase_get for one Record's values only, lorebase_neighborhood for a wider graph walk. Example: {\"records\": [\"Supplier/S-1001\"], \"depth\": 1, \"token_budget\": 2000}";
+    const SCOPE: Scope = Scope::READ;
+    type Args = ContextArgs;
+    type Answer = ContextPack;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ContextArgs) -> Result<ContextPack, ToolError> {
+        let question = a.question.check("question")?;
+        let traits = a.traits.check("traits")?;
+        let lens = a.lens.check("lens")?;
+        let mut req = ContextRequest {
+            read: c.read.clone(),
+            records: Vec::new(),
+            question: question.clone(),
+            depth: a.depth.check("depth")?,
+            relations: a.relations.check("relations")?,
+            traits: traits.clone(),
+            lens: lens.clone(),
+            token_budget: a.token_budget.check("token_budget")?,
+        };
+        match (a.records, question) {
+            (Some(records), _) => req.records = records.check("records")?,
+            (None, Some(q)) => {
+                let search = SearchRequest {
+                    read: c.read.clone(),
+                    query: Some(q.clone()),
+                    traits,
+                    lens,
+                    limit: Some(QUESTION_SEEDS),
+                    ..SearchRequest::default()
+                };
+                let hits = ctx.keeper.search(ctx.cred, &c.domain, &search).await?;
+                if hits.hits.is_empty() {
+                    return Err(ToolError {
+                        code: ProblemCode::NotFound,
+                        message: format!("no Records match the question {q:?}"),
+                        issues: Vec::new(),
+                        head: None,
+                        retry_after: None,
+                        next: Some(
+                            "ground the words with lorebase_resolve, or find Records with lorebase_search and pass them as `records`"
+                                .into(),
+                        ),
+                    });
+                }
+                req.records = hits.hits.into_iter().map(|h| h.record).collect();
+            }
+            (None, None) => {
+                return Err(invalid(
+                    "records",
+                    "give `records` (refs Kind/key) or a `question`",
+                ));
+            }
+        }
+        Ok(ctx.keeper.context(ctx.cred, &c.domain, &req).await?)
+    }
+
+    fn text(answer: &ContextPack, settings: &Settings) -> String {
+        render::agent::context(answer, &settings.output)
+    }
+}
+
+/// `lorebase_execute`: `POST .../operations/{op}/execute`, a dry run unless
+/// `dry_run: false`.
+pub(crate) struct LorebaseExecute;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExecuteArgs {
+    /// The Operation's api name (built-in such as update_supplier, or custom).
+    operation: ApiName,
+    /// The Operation's parameters, as lorebase_schema lists them.
+    #[schemars(with = "AnyObject")]
+    parameters: Map<String, Value>,
+    /// Check without writing (default true).
+    dry_run: Option<Flag<true>>,
+    /// Fail with stale-head unless the branch head is this (the head the dry run reported).
+    expected_head: Option<Revision>,
+    /// A retried commit with the same key commits once and answers the same.
+    // Clients of MCP 2026-07-28 mirror it in the header
+    // `Mcp-Param-Idempotency-Key` (SEP-2243), so a balancer may resend the
+    // call (deploy/nginx/herald.conf).
+    #[schemars(extend("x-mcp-header" = "Idempotency-Key"))]
+    idempotency_key: Option<Name<200>>,
+    /// The Revision's message.
+    message: Option<Text<1000>>,
+    /// A short slug: run on agent/{agent}/{task} and open or update a Proposal.
+    task: Option<Slug>,
+    /// Why: the Proposal's description.
+    intent: Option<Text<2000>>,
+    /// Open a Proposal when review is required (needs `task`).
+    auto_propose: Option<Flag<false>>,
+    /// Merge the Proposal at once where the Domain allows it.
+    auto_merge: Option<Flag<false>>,
+}
+
+impl LorebaseTool for LorebaseExecute {
+    const NAME: &'static str = "lorebase_execute";
+    const TITLE: &'static str = "Run an Operation (the only write)";
+    const DESCRIPTION: &'static str = "Runs an Operation (see lorebase_schema) with parameters. `dry_run` defaults to true: check the edits and violations, then commit with `dry_run: false` and `expected_head` set to the head the dry run reported; keep one `idempotency_key` per intended change so retries commit once. Operations with a review policy and protected branches need a Proposal: add `task` (a short slug) and `intent`; the answer then has the Proposal (id, status) and `next` steps. `auto_propose` needs `task`; `auto_merge` only merges where the Domain allows it. Example: {\"operation\": \"flag_supplier_risk\", \"parameters\": {\"supplier_code\": \"S-1001\", \"level\": \"high\"}, \"dry_run\": true}";
+    const SCOPE: Scope = Scope::BRANCH;
+    const WRITES: bool = true;
+    type Args = ExecuteArgs;
+    type Answer = ExecuteResult;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ExecuteArgs) -> Result<ExecuteResult, ToolError> {
+        let operation = a.operation.check("operation")?;
+        let task = a.task.check("task")?;
+        let auto_propose = a.auto_propose.check("auto_propose")?;
+        if auto_propose == Some(true) && task.is_none() {
+            return Err(ToolError {
+                next: Some("repeat with `task` (a short slug) and `intent`".into()),
+                ..invalid("auto_propose", "auto_propose needs a `task`")
+            });
+        }
+        let req = ExecuteRequest {
+            branch: c.read.branch.clone(),
+            parameters: a.parameters,
+            dry_run: Flag::or_default(a.dry_run),
+            expected_head: a.expected_head.check("expected_head")?,
+            idempotency_key: a.idempotency_key.check("idempotency_key")?,
+            message: a.message.check("message")?,
+            task,
+            intent: a.intent.check("intent")?,
+            auto_propose,
+            auto_merge: a.auto_merge.check("auto_merge")?,
+        };
+        Ok(ctx
+            .keeper
+            .execute(ctx.cred, &c.domain, &operation, &req)
+            .await?)
+    }
+
+    fn text(answer: &ExecuteResult, settings: &Settings) -> String {
+        render::agent::execute(answer, &settings.output)
+    }
+}

@@ -1,0 +1,336 @@
+//! The reads: `lorebase_schema`, `lorebase_get`, `lorebase_resolve`,
+//! `lorebase_query`, `lorebase_search`, `lorebase_neighborhood`. Each tool is
+//! its definition, its arguments (their doc comments are the descriptions a
+//! model sees), its answer type (a Keeper wire type) and its handler.
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserialize;
+
+use super::tool::{Ctx, LorebaseTool};
+use crate::config::Settings;
+use crate::error::ToolError;
+use crate::keeper::model::{
+    NeighborhoodRequest, NeighborhoodResponse, Query, QueryRequest, QueryResponse, RecordParams,
+    RecordView, ResolveRequest, ResolveResponse, Schema as DomainSchema, SchemaDetail,
+    SchemaParams, SearchRequest, SearchResponse,
+};
+use crate::render;
+use crate::tools::args::{
+    Arg, Common, Flag, Int, Levels, Name, Names, PREDICATE_GRAMMAR, QueryVector, Ref, Refs, Scope,
+    Text, Where, joined, with_predicate_grammar,
+};
+
+/// `lorebase_schema`: `GET .../schema`.
+pub(crate) struct LorebaseSchema;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SchemaArgs {
+    /// Limit to these Kinds (default: all).
+    kinds: Option<Names<100>>,
+    /// `summary`: names, types and flags. `full`: plus descriptions, enum values and synonyms.
+    #[schemars(with = "Option<SummaryByDefault>")]
+    detail: Option<SchemaDetail>,
+}
+
+/// `detail`'s schema: the wire enum, `summary` when left out.
+struct SummaryByDefault;
+
+impl JsonSchema for SummaryByDefault {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "SummaryByDefault".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = SchemaDetail::json_schema(generator);
+        schema.insert("default".into(), SchemaDetail::Summary.as_str().into());
+        schema
+    }
+}
+
+impl LorebaseTool for LorebaseSchema {
+    const NAME: &'static str = "lorebase_schema";
+    const TITLE: &'static str = "Schema of the Domain";
+    const DESCRIPTION: &'static str = "Lists the Domain's Kinds with attribute types (`!` marks required), key and title attributes, built-in Operations; Relations; custom Operations with parameters and review policy; Traits; LENSES; Sources; and a final SEARCH line with the search modes and the embedding model and dimension for query_vector. Use it to learn names before writing a lorebase_query, or when lorebase_resolve finds nothing. Example: {\"kinds\": [\"Supplier\"], \"detail\": \"full\"}";
+    const SCOPE: Scope = Scope::READ;
+    type Args = SchemaArgs;
+    type Answer = DomainSchema;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: SchemaArgs) -> Result<DomainSchema, ToolError> {
+        let params = SchemaParams {
+            read: c.read.clone(),
+            kinds: joined(a.kinds.check("kinds")?),
+            detail: a.detail,
+        };
+        Ok(ctx.keeper.schema(ctx.cred, &c.domain, &params).await?)
+    }
+
+    fn text(answer: &DomainSchema, settings: &Settings) -> String {
+        render::reads::schema(answer, &settings.output)
+    }
+}
+
+/// `lorebase_get`: `GET .../kinds/{kind}/records/{key}`.
+pub(crate) struct LorebaseGet;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GetArgs {
+    /// The Record, Kind/key (for example Supplier/S-1001).
+    #[serde(rename = "ref")]
+    record: Ref,
+    /// Also list the Links (not only their counts).
+    links: Option<Flag<false>>,
+}
+
+impl LorebaseTool for LorebaseGet {
+    const NAME: &'static str = "lorebase_get";
+    const TITLE: &'static str = "One Record";
+    const DESCRIPTION: &'static str = "Reads one Record by ref (Kind/key): its values (masked ones show ***) and its Link counts per Relation; `links: true` lists the Links too. Use it when you know the ref; use lorebase_search or lorebase_query to find refs, lorebase_explain to see where values came from. Example: {\"ref\": \"Supplier/S-1001\", \"links\": true}";
+    const SCOPE: Scope = Scope::READ;
+    type Args = GetArgs;
+    type Answer = RecordView;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: GetArgs) -> Result<RecordView, ToolError> {
+        let record = a.record.check("ref")?;
+        let params = RecordParams {
+            read: c.read.clone(),
+            links: a.links.check("links")?,
+        };
+        Ok(ctx
+            .keeper
+            .record(ctx.cred, &c.domain, &record, &params)
+            .await?)
+    }
+
+    fn text(answer: &RecordView, settings: &Settings) -> String {
+        render::reads::record(answer, &settings.output)
+    }
+}
+
+/// `lorebase_resolve`: `POST .../resolve`.
+pub(crate) struct LorebaseResolve;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResolveArgs {
+    /// The words to resolve.
+    text: Text<2000>,
+    /// Limit candidates to these Kinds.
+    kinds: Option<Names<50>>,
+    /// Levels to try (default: all that apply).
+    levels: Option<Levels>,
+    /// The text embedded with the Domain's model (see the SEARCH line of lorebase_schema), for the embedding level.
+    query_vector: Option<QueryVector>,
+    /// Most candidates.
+    limit: Option<Int<1, 50>>,
+}
+
+impl LorebaseTool for LorebaseResolve {
+    const NAME: &'static str = "lorebase_resolve";
+    const TITLE: &'static str = "Words to Kinds, Attributes and values";
+    const DESCRIPTION: &'static str = "Grounds a question's own words in the Domain: ranked candidates the words may stand for (Kinds, Attributes with type, stored values with a ready-to-use `where` predicate and Record count), each with its level (exact, synonym, trigram, embedding) and the words matched; then unmatched words, skipped levels and coverage: lines. It never runs a query: copy the `where` fragments into lorebase_query. The embedding level needs `query_vector` (Herald never embeds). Example: {\"text\": \"red shoes per brand\", \"kinds\": [\"Product\"]}";
+    const SCOPE: Scope = Scope::READ;
+    type Args = ResolveArgs;
+    type Answer = ResolveResponse;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ResolveArgs) -> Result<ResolveResponse, ToolError> {
+        let req = ResolveRequest {
+            read: c.read.clone(),
+            text: a.text.check("text")?,
+            kinds: a.kinds.check("kinds")?,
+            levels: a.levels.check("levels")?,
+            query_vector: a.query_vector.check("query_vector")?,
+            limit: a.limit.check("limit")?,
+        };
+        Ok(ctx.keeper.resolve(ctx.cred, &c.domain, &req).await?)
+    }
+
+    fn text(answer: &ResolveResponse, settings: &Settings) -> String {
+        render::reads::resolve(answer, &settings.output)
+    }
+}
+
+/// `lorebase_query`: `POST .../query`.
+pub(crate) struct LorebaseQuery;
+
+/// `query.kind`: an api name of at most this many characters.
+const QUERY_KIND_MAX: usize = 128;
+
+/// `query.limit`: the page size.
+type QueryLimit = Int<1, 1000>;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct QueryArgs {
+    /// The query (DSL JSON).
+    #[schemars(schema_with = "query_schema")]
+    query: Query,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<Name<1024>>,
+}
+
+/// The schema of the query DSL (the wire type [`Query`], which Keeper
+/// receives as it is), with the bounds the handler checks.
+fn query_schema(generator: &mut SchemaGenerator) -> Schema {
+    let strings = serde_json::json!({"type": "array", "items": {"type": "string"}});
+    let mut limit = QueryLimit::json_schema(generator);
+    limit.insert("description".into(), "Page size.".into());
+    let limit = limit.to_value();
+    json_schema!({
+        "type": "object",
+        // The field's doc comment takes this place.
+        "description": "",
+        "properties": {
+            "kind": {"type": "string", "minLength": 1, "description": "The Kind to read."},
+            "where": {"type": "object", "minProperties": 1,
+                      "description": format!("The filter. {PREDICATE_GRAMMAR}")},
+            "select": {"type": "array", "items": {"type": "string"},
+                       "description": "Attributes to return (default: all)."},
+            "include": {"type": "array", "items": {"type": "object",
+                "properties": {"relation": {"type": "string"}, "select": strings},
+                "required": ["relation"], "additionalProperties": false},
+                "description": "Neighbors to include per row."},
+            "aggregate": {"type": "object", "properties": {"group_by": {"type": "string"}},
+                "required": ["group_by"], "additionalProperties": false,
+                "description": "Count Records per value of an attribute."},
+            "order_by": {"type": "string", "description": "Sort attribute; `-attr` for descending."},
+            "limit": limit,
+            "coverage": {"type": "boolean", "description": "`false` leaves the coverage lines out."}
+        },
+        "required": ["kind"],
+        "additionalProperties": false
+    })
+}
+
+impl LorebaseTool for LorebaseQuery {
+    const NAME: &'static str = "lorebase_query";
+    const TITLE: &'static str = "Filtered lists and counts";
+    const DESCRIPTION: &'static str = "Runs a query of the DSL: Records of one Kind filtered by `where`, with `select`, `include` (neighbors per Relation), `order_by`, `limit`, and `aggregate: {\"group_by\": attr}` to count Records per value. Text rows are `ref \"title\" | attr=value`, aggregates `count <Kind> <value>: <n>`, then `next_cursor:` and `coverage:` lines; read coverage before answering \"none\". Use lorebase_resolve first to get the `where` fragments for a question's words. Example: {\"query\": {\"kind\": \"Product\", \"where\": {\"and\": [{\"attr\": \"color\", \"op\": \"in\", \"value\": [\"Rosso\", \"red\"]}, {\"attr\": \"category\", \"op\": \"eq\", \"value\": \"Calzature\"}]}, \"aggregate\": {\"group_by\": \"brand\"}}}";
+    const SCOPE: Scope = Scope::READ;
+    type Args = QueryArgs;
+    type Answer = QueryResponse;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: QueryArgs) -> Result<QueryResponse, ToolError> {
+        Name::<QUERY_KIND_MAX>::new(a.query.kind.clone()).check("query.kind")?;
+        a.query.limit.map(QueryLimit::new).check("query.limit")?;
+        let req = QueryRequest {
+            read: c.read.clone(),
+            query: a.query,
+            cursor: a.cursor.check("cursor")?,
+        };
+        Ok(ctx.keeper.query(ctx.cred, &c.domain, &req).await?)
+    }
+
+    fn text(answer: &QueryResponse, settings: &Settings) -> String {
+        render::reads::query(answer, &settings.output)
+    }
+}
+
+/// `lorebase_search`: `POST .../search`; the vector is passed through, never
+/// computed.
+pub(crate) struct LorebaseSearch;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchArgs {
+    /// Words to search for.
+    query: Option<Text<1000>>,
+    /// Limit to these Kinds.
+    kinds: Option<Names<50>>,
+    /// Limit to Kinds implementing these Traits.
+    traits: Option<Names<20>>,
+    /// Limit to a lens's Kinds.
+    lens: Option<Name<128>>,
+    /// A filter on the hits.
+    #[serde(rename = "where")]
+    #[schemars(transform = with_predicate_grammar)]
+    where_predicate: Option<Where>,
+    /// The query embedded with the Domain's model: vector or hybrid search.
+    query_vector: Option<QueryVector>,
+    /// Most hits.
+    limit: Option<Int<1, 100>>,
+}
+
+impl LorebaseTool for LorebaseSearch {
+    const NAME: &'static str = "lorebase_search";
+    const TITLE: &'static str = "Find Records by words";
+    const DESCRIPTION: &'static str = "Finds Records by words: ranked hits with snippet and score. Lexical unless you pass `query_vector` (computed on your side with the Domain's embedding model, see the SEARCH line of lorebase_schema; Herald never embeds), which makes it vector or hybrid. Narrow with `kinds`, `traits`, `lens` or a `where` predicate. Use lorebase_query for exact filters and counts, lorebase_resolve to map words to attributes and values. Example: {\"query\": \"Kavsen alloys\", \"kinds\": [\"Supplier\"], \"limit\": 5}";
+    const SCOPE: Scope = Scope::READ;
+    type Args = SearchArgs;
+    type Answer = SearchResponse;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: SearchArgs) -> Result<SearchResponse, ToolError> {
+        let req = SearchRequest {
+            read: c.read.clone(),
+            query: a.query.check("query")?,
+            kinds: a.kinds.check("kinds")?,
+            traits: a.traits.check("traits")?,
+            lens: a.lens.check("lens")?,
+            where_predicate: a.where_predicate.check("where")?,
+            query_vector: a.query_vector.check("query_vector")?,
+            limit: a.limit.check("limit")?,
+        };
+        Ok(ctx.keeper.search(ctx.cred, &c.domain, &req).await?)
+    }
+
+    fn text(answer: &SearchResponse, settings: &Settings) -> String {
+        render::reads::search(answer, &settings.output)
+    }
+}
+
+/// `lorebase_neighborhood`: `POST .../neighborhood`, `values: false` unless asked.
+pub(crate) struct LorebaseNeighborhood;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NeighborhoodArgs {
+    /// Where to start (Kind/key).
+    seeds: Refs<20>,
+    /// Hops from the seeds (0: the seeds only).
+    depth: Int<0, 5>,
+    /// Relations to follow (default: all).
+    relations: Option<Names<50>>,
+    /// Cap on nodes.
+    max_nodes: Option<Int<1, 1000>>,
+    /// Cap on edges.
+    max_edges: Option<Int<1, 5000>>,
+    /// Return the nodes' values (default false: headers only).
+    values: Option<Flag<false>>,
+}
+
+impl LorebaseTool for LorebaseNeighborhood {
+    const NAME: &'static str = "lorebase_neighborhood";
+    const TITLE: &'static str = "Graph walk around Records";
+    const DESCRIPTION: &'static str = "Walks the Links from seed Records up to `depth` hops: nodes (with their depth) and edges; `truncated` when Keeper's caps stopped the walk. Without `values: true` (the default) it returns Record headers and Link endpoints only, which is cheap. Use lorebase_context for a ready-made pack with values and schema, lorebase_get for one Record. Example: {\"seeds\": [\"Supplier/S-1001\"], \"depth\": 2, \"relations\": [\"supplies\"]}";
+    const SCOPE: Scope = Scope::READ;
+    type Args = NeighborhoodArgs;
+    type Answer = NeighborhoodResponse;
+
+    async fn run(
+        ctx: Ctx<'_>,
+        c: &Common,
+        a: NeighborhoodArgs,
+    ) -> Result<NeighborhoodResponse, ToolError> {
+        let req = NeighborhoodRequest {
+            read: c.read.clone(),
+            seeds: a.seeds.check("seeds")?,
+            depth: a.depth.check("depth")?,
+            relations: a.relations.check("relations")?,
+            max_nodes: a.max_nodes.check("max_nodes")?,
+            max_edges: a.max_edges.check("max_edges")?,
+            values: Flag::or_default(a.values),
+        };
+        Ok(ctx.keeper.neighborhood(ctx.cred, &c.domain, &req).await?)
+    }
+
+    fn text(answer: &NeighborhoodResponse, settings: &Settings) -> String {
+        render::reads::neighborhood(answer, &settings.output)
+    }
+}

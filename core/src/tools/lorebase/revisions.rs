@@ -1,0 +1,206 @@
+//! Revisions: `lorebase_changes` (the branch log paged back to `since`),
+//! `lorebase_diff`, `lorebase_branches`.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::tool::{Ctx, LorebaseTool};
+use crate::config::Settings;
+use crate::error::ToolError;
+use crate::keeper::model::{BranchList, Diff, DiffParams, LogParams, OriginType, PageParams};
+use crate::render;
+use crate::render::revisions::Changes;
+use crate::tools::args::{Arg, Common, Int, Name, Names, Revision, Scope, invalid, joined};
+
+/// `lorebase_changes`: pages `GET .../branches/{b}/log` back to `since`,
+/// bounded by `changes.max_pages`.
+pub(crate) struct LorebaseChanges;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ChangesArgs {
+    /// Page back to this Revision (exclusive): 64 hex digits or an 8+ digit prefix.
+    since: Option<Revision>,
+    /// Log page size (default Keeper's).
+    limit: Option<Int<1, 200>>,
+    /// Only Revisions by this principal.
+    author: Option<Name<128>>,
+    /// Only Revisions of this origin.
+    origin_type: Option<OriginType>,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<Name<1024>>,
+}
+
+impl LorebaseTool for LorebaseChanges {
+    const NAME: &'static str = "lorebase_changes";
+    const TITLE: &'static str = "What changed on a branch since a Revision";
+    const DESCRIPTION: &'static str = "Lists the Revisions of a branch newest first, back to `since` (a Revision id or 8+ digit prefix you saw earlier), paging the branch log up to a configured bound and saying when the bound stopped it; each line has author, origin, counts (+created ~updated -deleted) and message. Filter by `author` or `origin_type`. Use lorebase_diff for the element-level changes between two Revisions. Example: {\"since\": \"97ce9a2ce272\", \"branch\": \"main\"}";
+    const SCOPE: Scope = Scope::BRANCH;
+    type Args = ChangesArgs;
+    type Answer = Changes;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ChangesArgs) -> Result<Changes, ToolError> {
+        let since = a.since.check("since")?;
+        let mut params = LogParams {
+            limit: a.limit.check("limit")?,
+            cursor: a.cursor.check("cursor")?,
+            author: a.author.check("author")?,
+            origin_type: a.origin_type,
+        };
+        let branch = match c.read.branch.clone() {
+            Some(b) => b,
+            None => default_branch(ctx, &c.domain).await?,
+        };
+        let max_pages = ctx.settings.changes.max_pages.max(1);
+        let mut answer = Changes {
+            branch: branch.clone(),
+            head: String::new(),
+            since: since.clone(),
+            reached_since: false,
+            stopped_by_max_pages: false,
+            pages: 0,
+            entries: Vec::new(),
+            next_cursor: None,
+        };
+        loop {
+            let page = ctx
+                .keeper
+                .branch_log(ctx.cred, &c.domain, &branch, &params)
+                .await?;
+            answer.pages += 1;
+            if answer.head.is_empty() {
+                answer.head = page.head.clone();
+            }
+            for entry in page.entries {
+                if since
+                    .as_deref()
+                    .is_some_and(|s| entry.revision.to_ascii_lowercase().starts_with(s))
+                {
+                    answer.reached_since = true;
+                    break;
+                }
+                answer.entries.push(entry);
+            }
+            if answer.reached_since || since.is_none() {
+                answer.next_cursor = if answer.reached_since {
+                    None
+                } else {
+                    page.next_cursor
+                };
+                break;
+            }
+            match page.next_cursor {
+                None => break,
+                Some(cur) if answer.pages >= max_pages => {
+                    answer.stopped_by_max_pages = true;
+                    answer.next_cursor = Some(cur);
+                    break;
+                }
+                Some(cur) => params.cursor = Some(cur),
+            }
+        }
+        Ok(answer)
+    }
+
+    fn text(answer: &Changes, settings: &Settings) -> String {
+        let max_pages = settings.changes.max_pages.max(1);
+        render::revisions::changes(answer, max_pages, &settings.output)
+    }
+}
+
+/// The Domain's default branch (the first page of `GET /branches` lists it first).
+async fn default_branch(ctx: Ctx<'_>, domain: &str) -> Result<String, ToolError> {
+    let list = ctx
+        .keeper
+        .branches(ctx.cred, domain, &PageParams::default())
+        .await?;
+    list.branches
+        .iter()
+        .find(|b| b.default)
+        .map(|b| b.name.clone())
+        .ok_or_else(|| ToolError {
+            next: Some("pass `branch` (see lorebase_branches)".into()),
+            ..invalid(
+                "branch",
+                "no branch given and the Domain reports no default branch",
+            )
+        })
+}
+
+/// `lorebase_diff`: `GET .../diff`.
+pub(crate) struct LorebaseDiff;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DiffArgs {
+    /// The older Revision (id, 8+ digit prefix, or tag).
+    from_revision: Name<128>,
+    /// The newer Revision (id, 8+ digit prefix, or tag).
+    to_revision: Name<128>,
+    /// Limit to these Kinds.
+    kinds: Option<Names<50>>,
+    /// Limit to these Relations.
+    relations: Option<Names<50>>,
+    /// Page size of the elements.
+    limit: Option<Int<1, 500>>,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<Name<1024>>,
+}
+
+impl LorebaseTool for LorebaseDiff {
+    const NAME: &'static str = "lorebase_diff";
+    const TITLE: &'static str = "Differences between two Revisions";
+    const DESCRIPTION: &'static str = "Compares two Revisions: counts per Kind and Relation, then `+` added, `~` changed, `-` removed elements with old -> new values. Revisions are ids, 8+ digit prefixes or tags. Use lorebase_changes to find the Revisions, lorebase_history for one Record. Example: {\"from_revision\": \"97ce9a2ce272\", \"to_revision\": \"f4d229169a37\", \"kinds\": [\"Supplier\"]}";
+    const SCOPE: Scope = Scope::DOMAIN;
+    type Args = DiffArgs;
+    type Answer = Diff;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: DiffArgs) -> Result<Diff, ToolError> {
+        let params = DiffParams {
+            from: a.from_revision.check("from_revision")?,
+            to: a.to_revision.check("to_revision")?,
+            kinds: joined(a.kinds.check("kinds")?),
+            relations: joined(a.relations.check("relations")?),
+            limit: a.limit.check("limit")?,
+            cursor: a.cursor.check("cursor")?,
+        };
+        Ok(ctx.keeper.diff(ctx.cred, &c.domain, &params).await?)
+    }
+
+    fn text(answer: &Diff, settings: &Settings) -> String {
+        render::revisions::diff(answer, &settings.output)
+    }
+}
+
+/// `lorebase_branches`: `GET .../branches`.
+pub(crate) struct LorebaseBranches;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BranchesArgs {
+    /// Page size.
+    limit: Option<Int<1, 200>>,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<Name<1024>>,
+}
+
+impl LorebaseTool for LorebaseBranches {
+    const NAME: &'static str = "lorebase_branches";
+    const TITLE: &'static str = "Branches of the Domain";
+    const DESCRIPTION: &'static str = "Lists the Domain's branches with head Revision, default and protected flags and the owner of work branches. Use it to find a branch's head before lorebase_changes or lorebase_execute. Example: {\"limit\": 20}";
+    const SCOPE: Scope = Scope::DOMAIN;
+    type Args = BranchesArgs;
+    type Answer = BranchList;
+
+    async fn run(ctx: Ctx<'_>, c: &Common, a: BranchesArgs) -> Result<BranchList, ToolError> {
+        let params = PageParams {
+            limit: a.limit.check("limit")?,
+            cursor: a.cursor.check("cursor")?,
+        };
+        Ok(ctx.keeper.branches(ctx.cred, &c.domain, &params).await?)
+    }
+
+    fn text(answer: &BranchList, settings: &Settings) -> String {
+        render::revisions::branches(answer, &settings.output)
+    }
+}

@@ -1,0 +1,128 @@
+//! The Lorebase tools as a [`ToolSource`]: their definitions (built once per
+//! toolbox, on first use), the argument-name check, and the call through the
+//! tool's row.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value};
+
+use super::TOOLS;
+use super::tool::{Ctx, ToolEntry};
+use crate::config::Settings;
+use crate::error::ToolError;
+use crate::keeper::model::{Issue, ProblemCode};
+use crate::keeper::{Credential, KeeperClient};
+use crate::tool::{RenderedOutput, ToolDefinition};
+use crate::tools::source::ToolSource;
+
+/// The Lorebase tools of one toolbox. Cheap to clone (shared).
+#[derive(Debug, Clone)]
+pub(crate) struct LorebaseTools {
+    keeper: KeeperClient,
+    settings: Arc<Settings>,
+    built: Arc<OnceLock<Built>>,
+}
+
+/// What is derived once from the table: the definitions, and the argument
+/// names each tool takes (every call is checked against them).
+#[derive(Debug)]
+struct Built {
+    definitions: Vec<ToolDefinition>,
+    argument_names: Vec<Vec<String>>,
+}
+
+impl LorebaseTools {
+    /// The tools, calling `keeper` with `settings`.
+    pub(crate) fn new(keeper: KeeperClient, settings: Arc<Settings>) -> Self {
+        Self {
+            keeper,
+            settings,
+            built: Arc::default(),
+        }
+    }
+
+    fn built(&self) -> &Built {
+        self.built.get_or_init(|| {
+            let definitions: Vec<ToolDefinition> = TOOLS.iter().map(|t| (t.definition)()).collect();
+            let argument_names = definitions
+                .iter()
+                .map(|d| {
+                    d.input_schema["properties"]
+                        .as_object()
+                        .map(|props| props.keys().cloned().collect())
+                        .unwrap_or_default()
+                })
+                .collect();
+            Built {
+                definitions,
+                argument_names,
+            }
+        })
+    }
+
+    fn row(name: &str) -> Option<(usize, &'static ToolEntry)> {
+        TOOLS.iter().enumerate().find(|(_, t)| t.name == name)
+    }
+}
+
+impl ToolSource for LorebaseTools {
+    fn owns(&self, name: &str) -> bool {
+        Self::row(name).is_some()
+    }
+
+    fn offers(&self, name: &str) -> Option<bool> {
+        Self::row(name).map(|(_, t)| t.writes)
+    }
+
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        self.built().definitions.clone()
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+    ) -> Option<RenderedOutput> {
+        let (index, row) = Self::row(name)?;
+        if let Err(e) = check_argument_names(&self.built().argument_names[index], &arguments) {
+            return Some(e.to_output());
+        }
+        let ctx = Ctx {
+            keeper: &self.keeper,
+            settings: &self.settings,
+            cred: credential,
+        };
+        Some((row.call)(ctx, arguments).await)
+    }
+}
+
+/// Rejects arguments the tool does not take, naming them and the ones it does.
+fn check_argument_names(
+    accepted: &[String],
+    arguments: &Map<String, Value>,
+) -> Result<(), ToolError> {
+    let unknown: Vec<&String> = arguments.keys().filter(|k| !accepted.contains(k)).collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+    Err(ToolError {
+        code: ProblemCode::ValidationFailed,
+        message: format!(
+            "unknown argument {}; this tool takes: {}",
+            names.join(", "),
+            accepted.join(", ")
+        ),
+        issues: unknown
+            .iter()
+            .map(|k| Issue {
+                path: (*k).clone(),
+                message: "unknown argument".into(),
+            })
+            .collect(),
+        head: None,
+        retry_after: None,
+        next: None,
+    })
+}

@@ -1,0 +1,130 @@
+//! What one Lorebase tool is ([`LorebaseTool`]): its definition, its argument
+//! and answer types (the schemas are derived from them), its handler and its
+//! text rendering, all in one `impl`; and the row ([`ToolEntry`]) through
+//! which the toolbox lists and calls it.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::config::Settings;
+use crate::error::ToolError;
+use crate::keeper::{Credential, KeeperClient};
+use crate::render;
+use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
+use crate::tools::args::{Common, Scope, parse, take_common};
+use crate::tools::schema;
+
+/// What every handler works with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    /// The Keeper client.
+    pub keeper: &'a KeeperClient,
+    /// The settings (defaults, caps, paging bound).
+    pub settings: &'a Settings,
+    /// The caller's credential.
+    pub cred: &'a Credential,
+}
+
+/// One Lorebase tool.
+pub(crate) trait LorebaseTool {
+    /// Unique name (`lorebase_get`).
+    const NAME: &'static str;
+    /// A human title.
+    const TITLE: &'static str;
+    /// What it is for, when to use it instead of another tool, one example
+    /// (`Example: {...}`, a valid call).
+    const DESCRIPTION: &'static str;
+    /// The shared arguments it takes besides `domain` and `format`.
+    const SCOPE: Scope;
+    /// Whether it writes (only `lorebase_execute`).
+    const WRITES: bool = false;
+
+    /// Its own arguments: a struct with `deny_unknown_fields` whose doc
+    /// comments are the descriptions a model sees.
+    type Args: DeserializeOwned + JsonSchema + Send;
+    /// Its answer: the `json` format and `structuredContent`.
+    type Answer: Serialize + JsonSchema + Send + Sync;
+
+    /// Checks the arguments, calls Keeper, returns the answer.
+    fn run(
+        ctx: Ctx<'_>,
+        common: &Common,
+        args: Self::Args,
+    ) -> impl Future<Output = Result<Self::Answer, ToolError>> + Send;
+
+    /// The `text` format of the answer (a renderer of [`crate::render`]).
+    fn text(answer: &Self::Answer, settings: &Settings) -> String;
+}
+
+/// A call of one tool, under way.
+pub(crate) type Running<'a> = Pin<Box<dyn Future<Output = RenderedOutput> + Send + 'a>>;
+
+/// One row of the table: a tool's name and whether it writes, how to define
+/// it and how to call it.
+#[derive(Clone, Copy)]
+pub(crate) struct ToolEntry {
+    /// Unique name.
+    pub name: &'static str,
+    /// Whether it writes.
+    pub writes: bool,
+    /// Its definition (schemas derived from its types).
+    pub definition: fn() -> ToolDefinition,
+    /// Runs it: shared arguments, its own, the handler, the rendering; a
+    /// failure is a tool error.
+    pub call: for<'a> fn(Ctx<'a>, Map<String, Value>) -> Running<'a>,
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// The row of `T`.
+pub(crate) const fn entry<T: LorebaseTool>() -> ToolEntry {
+    ToolEntry {
+        name: T::NAME,
+        writes: T::WRITES,
+        definition: definition::<T>,
+        call: call::<T>,
+    }
+}
+
+fn definition<T: LorebaseTool>() -> ToolDefinition {
+    ToolDefinition {
+        name: T::NAME.to_string(),
+        title: T::TITLE.to_string(),
+        description: T::DESCRIPTION.to_string(),
+        input_schema: schema::input::<T::Args>(T::SCOPE),
+        output_schema: Some(schema::output::<T::Answer>()),
+        annotations: ToolAnnotations::reads_or_writes(T::WRITES),
+    }
+}
+
+fn call<'a, T: LorebaseTool>(ctx: Ctx<'a>, args: Map<String, Value>) -> Running<'a> {
+    Box::pin(async move { run::<T>(ctx, args).await.unwrap_or_else(|e| e.to_output()) })
+}
+
+/// Shared arguments first, then the tool's own, the handler, the rendering.
+async fn run<T: LorebaseTool>(
+    ctx: Ctx<'_>,
+    mut args: Map<String, Value>,
+) -> Result<RenderedOutput, ToolError> {
+    let common = take_common(&mut args, ctx.settings, T::SCOPE)?;
+    let own: T::Args = parse(args)?;
+    let answer = T::run(ctx, &common, own).await?;
+    let caps = &ctx.settings.output;
+    Ok(render::finish(
+        common.format,
+        || T::text(&answer, ctx.settings),
+        || serde_json::to_value(&answer).unwrap_or(Value::Null),
+        caps,
+    ))
+}

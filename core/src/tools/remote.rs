@@ -1,0 +1,36 @@
+//! The tools of remote MCP servers (`mcp.servers`, [`crate::remote`]) as a
+//! [`ToolSource`]: offered once discovered, as `<server>__<tool>`, writing
+//! unless the server declares them read-only.
+
+use serde_json::{Map, Value};
+
+use super::source::ToolSource;
+use crate::keeper::Credential;
+use crate::remote::RemoteTools;
+use crate::tool::{RenderedOutput, ToolDefinition};
+
+impl ToolSource for RemoteTools {
+    fn owns(&self, name: &str) -> bool {
+        self.find(name).is_some()
+    }
+
+    fn offers(&self, name: &str) -> Option<bool> {
+        self.find(name).map(|tool| tool.definition.writes())
+    }
+
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        RemoteTools::definitions(self)
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        _credential: &Credential,
+    ) -> Option<RenderedOutput> {
+        // Remote servers get Herald's own token (`token_env`), never the caller's key.
+        // Boxed: the MCP client's future is some 10 KB, which every call of
+        // every tool would otherwise carry (and copy) in `Toolbox::call`'s.
+        Box::pin(RemoteTools::call(self, name, arguments)).await
+    }
+}

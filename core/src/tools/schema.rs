@@ -1,0 +1,194 @@
+//! The input and output schemas of the Lorebase tools, derived from their
+//! Rust types with schemars and put in Herald's house style (what the tool
+//! list has always shown, key for key):
+//!
+//! - no `$schema`, `title` or `format`; subschemas inline;
+//! - an optional argument or field is its type, not `[type, "null"]`;
+//! - input schemas keep the descriptions (the doc comments of the argument
+//!   fields), end with the shared arguments and allow nothing else
+//!   (`additionalProperties: false`);
+//! - output schemas keep no descriptions and no defaults, list `required` on
+//!   every object, show any JSON value as `{}`, and end with `cuts`.
+//!
+//! A wire type states what its Rust type cannot with `#[schemars(extend(...))]`
+//! keys read (and removed) here: `"x-required": true` (a field Herald always
+//! sends although Keeper may leave it out), `"x-nullable": true` (a field
+//! shown as possibly `null`), and `"x-description"` (a description output
+//! schemas keep).
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+use super::args::{Scope, shared_schemas};
+use crate::render::caps::cuts_schema;
+
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator()
+}
+
+/// The input schema of a tool whose own arguments are `A`, taking the shared
+/// arguments of `scope`.
+pub(crate) fn input<A: JsonSchema>(scope: Scope) -> Value {
+    let mut generator = generator();
+    let root = generator.root_schema_for::<A>().to_value();
+    let mut properties: Vec<(String, Value)> = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.iter()
+                .map(|(k, v)| (k.clone(), house_input(v.clone())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let shared = shared_schemas(&mut generator);
+    properties.extend(
+        scope
+            .schemas(&shared)
+            .into_iter()
+            .map(|(k, v)| (k, house_input(v))),
+    );
+    let required: Vec<Value> = root
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    object(properties, required)
+}
+
+/// An input schema: an object of these properties, these required, nothing else.
+fn object(properties: Vec<(String, Value)>, required: Vec<Value>) -> Value {
+    let properties: Map<String, Value> = properties.into_iter().collect();
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    schema["additionalProperties"] = json!(false);
+    schema
+}
+
+/// The output schema of a tool answering `T` (its `json` format and
+/// `structuredContent`), with `cuts`.
+pub(crate) fn output<T: JsonSchema>() -> Value {
+    let mut schema = house_output(generator().root_schema_for::<T>().to_value());
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.insert("cuts".into(), cuts_schema());
+    }
+    schema
+}
+
+/// One argument's schema in house style.
+fn house_input(mut schema: Value) -> Value {
+    walk(&mut schema, &mut |obj| {
+        obj.shift_remove("title");
+        obj.shift_remove("format");
+        drop_null_type(obj);
+    });
+    schema
+}
+
+/// An answer's schema in house style.
+fn house_output(mut schema: Value) -> Value {
+    walk(&mut schema, &mut |obj| {
+        for key in ["$schema", "title", "format", "description", "default"] {
+            obj.shift_remove(key);
+        }
+        if let Some(description) = obj.get_mut("x-description").map(Value::take) {
+            rename_in_place(obj, "x-description", "description", description);
+        }
+        if obj.shift_remove("x-nullable").is_none() {
+            drop_null_type(obj);
+        }
+        if obj.get("items") == Some(&Value::Bool(true)) {
+            obj.shift_remove("items");
+        }
+        if let Some(Value::Object(properties)) = obj.get_mut("properties") {
+            let mut always = Vec::new();
+            for (name, property) in properties.iter_mut() {
+                if property == &Value::Bool(true) {
+                    *property = json!({});
+                }
+                if let Some(p) = property.as_object_mut()
+                    && p.shift_remove("x-required").is_some()
+                {
+                    always.push(name.clone());
+                }
+            }
+            let names: Vec<String> = properties.keys().cloned().collect();
+            let required = obj
+                .entry("required")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if !always.is_empty()
+                && let Value::Array(list) = required
+            {
+                // In property order, as the always-sent fields interleave.
+                let mut wanted: Vec<&String> = names
+                    .iter()
+                    .filter(|n| always.contains(n) || list.iter().any(|r| r == n.as_str()))
+                    .collect();
+                wanted.dedup();
+                *list = wanted.into_iter().map(|n| json!(n)).collect();
+            }
+        }
+    });
+    schema
+}
+
+/// Applies `f` to every schema object in `schema`: itself and every
+/// subschema (the values of `properties` are schemas; their names are not).
+fn walk(schema: &mut Value, f: &mut impl FnMut(&mut Map<String, Value>)) {
+    let Value::Object(obj) = schema else { return };
+    f(obj);
+    for (key, value) in obj.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(props)) => {
+                for property in props.values_mut() {
+                    walk(property, f);
+                }
+            }
+            ("items" | "additionalProperties" | "not", sub) => walk(sub, f),
+            ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(subs)) => {
+                for sub in subs {
+                    walk(sub, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `{"type": ["string", "null"]}` becomes `{"type": "string"}` (and `null`
+/// leaves its `enum`).
+fn drop_null_type(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(types)) = obj.get_mut("type") else {
+        return;
+    };
+    if !types.iter().any(|t| t == "null") {
+        return;
+    }
+    types.retain(|t| t != "null");
+    if types.len() == 1 {
+        let only = types.remove(0);
+        obj.insert("type".into(), only);
+    }
+    if let Some(Value::Array(values)) = obj.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+}
+
+/// Renames `from` to `to` keeping its place among the keys.
+fn rename_in_place(obj: &mut Map<String, Value>, from: &str, to: &str, value: Value) {
+    let entries: Vec<(String, Value)> = std::mem::take(obj).into_iter().collect();
+    for (k, v) in entries {
+        if k == from {
+            obj.insert(to.to_string(), value.clone());
+        } else {
+            obj.insert(k, v);
+        }
+    }
+}

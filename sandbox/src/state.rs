@@ -1,0 +1,111 @@
+//! The state every handler shares: the Domains (and their initial copy for
+//! resets), the keys, the fault queue, the request counter.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::auth::{AuthMode, KeyRing, Principal};
+use crate::data::{SAMPLE_FILES, load_domain, synthetic_file};
+use crate::engine::ReadView;
+use crate::faults::FaultQueue;
+use crate::options::{SandboxError, SandboxOptions};
+use crate::problem::{ApiError, ApiResult};
+use crate::store::DomainState;
+
+/// Everything the handlers share.
+pub(crate) struct AppState {
+    pub auth: AuthMode,
+    pub keys: KeyRing,
+    pub faults: FaultQueue,
+    pub requests: AtomicU64,
+    pub candidate_cap: usize,
+    domains: RwLock<BTreeMap<String, DomainState>>,
+    initial: BTreeMap<String, DomainState>,
+}
+
+impl AppState {
+    pub fn new(options: &SandboxOptions) -> Result<Self, SandboxError> {
+        let mut initial = BTreeMap::new();
+        for (name, yaml) in SAMPLE_FILES {
+            let state =
+                load_domain(yaml).map_err(|e| SandboxError::Data(format!("{name}: {e}")))?;
+            initial.insert(state.def.name.clone(), state);
+        }
+        if let Some(n) = options.synthetic {
+            let state = load_domain(&synthetic_file(n))
+                .map_err(|e| SandboxError::Data(format!("synthetic: {e}")))?;
+            initial.insert(state.def.name.clone(), state);
+        }
+        Ok(Self {
+            auth: options.auth,
+            keys: KeyRing::mint(options.auth, options.seed),
+            faults: FaultQueue::default(),
+            requests: AtomicU64::new(0),
+            candidate_cap: options.search_candidate_cap.max(1),
+            domains: RwLock::new(initial.clone()),
+            initial,
+        })
+    }
+
+    pub fn domain_names(&self) -> Vec<String> {
+        self.read().keys().cloned().collect()
+    }
+
+    pub fn reset(&self) {
+        *self.write() = self.initial.clone();
+        self.faults.clear();
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, DomainState>> {
+        self.domains.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, DomainState>> {
+        self.domains.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn missing(domain: &str) -> ApiError {
+        ApiError::not_found(format!("no Domain {domain:?}"))
+    }
+
+    /// Runs `f` on a Domain's state (read lock).
+    pub fn with_domain<R>(
+        &self,
+        domain: &str,
+        f: impl FnOnce(&DomainState) -> ApiResult<R>,
+    ) -> ApiResult<R> {
+        let guard = self.read();
+        f(guard.get(domain).ok_or_else(|| Self::missing(domain))?)
+    }
+
+    /// Runs `f` on a Domain's state (write lock).
+    pub fn with_domain_mut<R>(
+        &self,
+        domain: &str,
+        f: impl FnOnce(&mut DomainState) -> ApiResult<R>,
+    ) -> ApiResult<R> {
+        let mut guard = self.write();
+        f(guard.get_mut(domain).ok_or_else(|| Self::missing(domain))?)
+    }
+
+    /// The view of one read: branch and Revision resolved.
+    pub fn view(
+        &self,
+        domain: &str,
+        principal: &Principal,
+        branch: Option<&str>,
+        at: Option<&str>,
+    ) -> ApiResult<ReadView> {
+        self.with_domain(domain, |d| {
+            let (branch, rev) = d.read_at(branch, at)?;
+            Ok(ReadView {
+                def: d.def.clone(),
+                branch,
+                rev,
+                principal: principal.clone(),
+                candidate_cap: self.candidate_cap,
+            })
+        })
+    }
+}

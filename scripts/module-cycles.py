@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Finds import circles between the source files of each Rust crate of the workspace.
+
+A file depends on another when its code names an item of that file's module:
+`use crate::a::b::Item`, `use super::Item`, `use child::Item`, or the same paths
+written inline (`crate::render::finish(..)`, `super::Ctx`, `handlers::run(..)`).
+Re-exports (`pub use child::Item`) are plumbing, not dependencies, and are not
+counted; neither are `mod` declarations, comments, strings and inline `mod tests`.
+
+Each file is one node (`core/src/tools/mod.rs` is the module `tools`). A cycle
+is a strongly connected set of two or more files; the script prints every one,
+with one edge of each member and where it is written, and exits 1. Run from the
+repository root; it reads files only and takes well under a second.
+
+    python3 scripts/module-cycles.py            # every crate of the workspace
+    python3 scripts/module-cycles.py --edges    # also print every edge
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+#: The crates checked: folder -> the root file of its library or binary.
+ROOTS = [
+    "core/src/lib.rs",
+    "server/src/lib.rs",
+    "server/src/main.rs",
+    "sandbox/src/lib.rs",
+    "sandbox/src/main.rs",
+    "bindings-node/src/lib.rs",
+    "bindings-python/src/lib.rs",
+    "bindings-c/src/lib.rs",
+]
+
+MOD_DECL = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
+INLINE_MOD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*\{")
+USE_STMT = re.compile(r"(?:^|[;{}\s])(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
+PATH = re.compile(r"(?<![A-Za-z0-9_:])((?:crate|super|self|[a-z_][a-z0-9_]*)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def strip_code(text: str) -> str:
+    """The code without comments, string and char literals (replaced by spaces)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    if text[i] == "\n":
+                        out.append("\n")
+                    i += 1
+        elif c == "r" and re.match(r'r#*"', text[i:]):
+            hashes = re.match(r'r(#*)"', text[i:]).group(1)
+            end = text.find('"' + hashes, i + 2 + len(hashes))
+            end = n if end < 0 else end + 1 + len(hashes)
+            out.append(" " + "\n" * text.count("\n", i, end))
+            i = end
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(" " + "\n" * text.count("\n", i, j))
+            i = j + 1
+        elif c == "'" and re.match(r"'(\\.|[^\\'])'|'\\u\{[0-9a-fA-F]+\}'", text[i:]):
+            m = re.match(r"'(\\.|[^\\'])'|'\\u\{[0-9a-fA-F]+\}'", text[i:])
+            out.append(" ")
+            i += len(m.group(0))
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def blank_inline_modules(code: str) -> str:
+    """Blanks inline `mod name { ... }` blocks (tests): their `super::` is the file itself."""
+    while True:
+        m = INLINE_MOD.search(code)
+        if not m:
+            return code
+        depth, j = 1, m.end()
+        while j < len(code) and depth:
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            j += 1
+        code = code[: m.start()] + re.sub(r"[^\n]", " ", code[m.start() : j]) + code[j:]
+
+
+class Module:
+    def __init__(self, path: Path, name: tuple[str, ...], crate: str) -> None:
+        self.path, self.name, self.crate = path, name, crate
+        self.code = blank_inline_modules(strip_code(path.read_text()))
+        self.children = {c: None for c in MOD_DECL.findall(self.code)}
+
+    def label(self) -> str:
+        return str(self.path)
+
+
+def child_file(parent: Path, is_root_like: bool, child: str) -> Path | None:
+    base = parent.parent if is_root_like else parent.with_suffix("")
+    for candidate in (base / f"{child}.rs", base / child / "mod.rs"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def load_crate(root: str) -> dict[tuple[str, ...], Module]:
+    modules: dict[tuple[str, ...], Module] = {}
+    todo = [(Path(root), ())]
+    while todo:
+        path, name = todo.pop()
+        module = Module(path, name, root)
+        modules[name] = module
+        root_like = path.name in ("lib.rs", "main.rs", "mod.rs")
+        for child in module.children:
+            file = child_file(path, root_like, child)
+            if file is not None:
+                todo.append((file, name + (child,)))
+    return modules
+
+
+def resolve(modules, here: tuple[str, ...], segments: list[str]) -> tuple[str, ...] | None:
+    """The module a path's leading segments name (the longest prefix that is a file)."""
+    head, rest = segments[0], segments[1:]
+    if head == "crate":
+        base = ()
+    elif head == "super":
+        base = here[:-1]
+        while rest and rest[0] == "super":
+            base, rest = base[:-1], rest[1:]
+    elif head == "self":
+        base = here
+    elif head in modules[here].children:
+        base, rest = here + (head,), rest
+    else:
+        return None  # an external crate, a type's associated item, a local name
+    found = base
+    for seg in rest:
+        if base + (seg,) in modules:
+            base = found = base + (seg,)
+        else:
+            break
+    return found
+
+
+def expand_use(tree: str) -> list[list[str]]:
+    """The paths of one `use` tree (`a::{b, c::{d, e}}` -> a::b, a::c::d, a::c::e)."""
+    tree = re.sub(r"\s+as\s+[A-Za-z_]\w*", "", tree)
+    tree = re.sub(r"\s+", "", tree)
+    out: list[list[str]] = []
+
+    def walk(prefix: list[str], t: str) -> None:
+        if "{" not in t:
+            out.append(prefix + [s for s in t.split("::") if s])
+            return
+        brace = t.index("{")
+        pre = [s for s in t[:brace].split("::") if s]
+        inner = t[brace + 1 : t.rindex("}")]
+        parts, depth, start = [], 0, 0
+        for i, ch in enumerate(inner):
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                parts.append(inner[start:i])
+                start = i + 1
+        parts.append(inner[start:])
+        for p in parts:
+            if p:
+                walk(prefix + pre, p)
+
+    walk([], tree)
+    return [p for p in out if p]
+
+
+def edges_of(modules, here: tuple[str, ...]) -> dict[tuple[str, ...], str]:
+    """The modules `here` depends on, each with the first line naming it."""
+    module = modules[here]
+    code = module.code
+    found: dict[tuple[str, ...], str] = {}
+
+    def add(target, pos: int) -> None:
+        if target is None or target == here or target in found:
+            return
+        line = code.count("\n", 0, pos) + 1
+        found[target] = f"{module.path}:{line}"
+
+    uses = list(USE_STMT.finditer(code))
+    use_spans = []
+    for m in uses:
+        use_spans.append((m.start(2), m.end(2)))
+        if m.group(1):  # a re-export: plumbing, not a dependency
+            continue
+        for path in expand_use(m.group(2)):
+            path = [s for s in path if s != "*"]
+            if not path:
+                continue
+            if path[-1] == "self":
+                path = path[:-1]
+            add(resolve(modules, here, path), m.start(2))
+    for m in PATH.finditer(code):
+        if any(a <= m.start() < b for a, b in use_spans):
+            continue
+        segments = m.group(1).split("::")
+        add(resolve(modules, here, segments), m.start())
+    return found
+
+
+def cycles(graph: dict) -> list[list]:
+    """Strongly connected components with two or more members (Tarjan)."""
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on: set = set()
+    out: list[list] = []
+    counter = [0]
+
+    def visit(v) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main() -> int:
+    show_edges = "--edges" in sys.argv
+    failed = False
+    for root in ROOTS:
+        if not Path(root).exists():
+            continue
+        modules = load_crate(root)
+        graph = {}
+        where = {}
+        for name in modules:
+            found = edges_of(modules, name)
+            graph[name] = set(found)
+            where[name] = found
+        if show_edges:
+            for name in sorted(graph):
+                for target in sorted(graph[name]):
+                    print(f"{root}: {'::'.join(name) or 'crate'} -> {'::'.join(target) or 'crate'}  ({where[name][target]})")
+        for comp in cycles(graph):
+            failed = True
+            members = set(comp)
+            print(f"import circle in {root}: {len(comp)} files")
+            for v in comp:
+                for w in sorted(graph[v] & members):
+                    print(f"  {modules[v].label()} -> {modules[w].label()}  ({where[v][w]})")
+    if failed:
+        print("\nBreak each circle: move what both sides need into a module below both, or turn a dependency around.")
+        return 1
+    print("no import circles between the files of any crate")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
