@@ -3,16 +3,11 @@
 # over stdio, answers tools/list, and answers nine calls with the same text and structured
 # content as lorebase-herald, against the sandbox Keeper. Not the benchmark itself
 # (benches/run.sh); no timing. Installs the peer's requirements (mcp, httpx2) from PyPI
-# into target/bench/peer-venv.
+# into target/bench/peer-venv (scripts/setup.sh bench-peer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON="${PYTHON:-python3}"
 VENV=target/bench/peer-venv
-if [ ! -x "$VENV/bin/python" ]; then
-  mkdir -p target/bench
-  "$PYTHON" -m venv "$VENV"
-fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r benches/peers/python_sdk_herald/requirements.txt
+./scripts/setup.sh bench-peer
 if [ -z "${HERALD_NO_BUILD:-}" ]; then
   cargo build --locked -p lorebase-herald -p lorebase-sandbox --bins
 fi

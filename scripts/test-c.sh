@@ -4,8 +4,9 @@
 # program compiled with the system cc against the header, linked once against the
 # shared library and run under valgrind (a leak or a memory error fails), and once
 # against the static library, both against a sandbox Keeper started here.
-# Debug builds in the workspace target dir. Needs cc, python3 (to read the READY
-# line) and valgrind (installed with apt-get when missing and possible).
+# Debug builds in the workspace target dir (HERALD_NO_BUILD=1: the ones scripts/test.sh
+# built). Needs cc, python3 (to read the READY line) and valgrind (scripts/setup.sh
+# installs it with apt-get when missing and possible).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -19,21 +20,15 @@ for var in $(compgen -e | grep '^LOREBASE' || true); do unset "$var"; done
 
 step() { printf '\n--- c api: %s\n' "$*" >&2; }
 
-step "build the library and the sandbox"
-cargo build --locked -p lorebase-herald-capi -p lorebase-sandbox
-
-if [ "${HERALD_NO_BUILD:-}" != 1 ]; then  # scripts/test.sh ran them with the workspace
+if [ "${HERALD_NO_BUILD:-}" != 1 ]; then  # scripts/test.sh built them and ran them with the workspace
+  step "build the library and the sandbox"
+  cargo build --locked -p lorebase-herald-capi -p lorebase-sandbox
   step "rust tests (header staleness, ABI against the sandbox)"
   cargo test --locked -p lorebase-herald-capi
 fi
 
-if ! command -v valgrind >/dev/null 2>&1; then
-  step "install valgrind"
-  sudo_cmd=""
-  if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"; fi
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq valgrind >/dev/null
-fi
+step "valgrind"
+./scripts/setup.sh valgrind
 
 step "the shared library exports exactly the functions the header declares"
 exported="$(nm -D --defined-only "$lib_dir/liblorebase_herald.so" | awk '{print $3}' | grep '^lorebase_herald_' | sort)"
@@ -102,3 +97,4 @@ step "run the shared build under valgrind"
 "${memcheck[@]}" "$out/capi_test_shared"
 
 step "passed"
+rm -rf "$out"  # the C programs (80 MB, built again each run); kept when a step fails

@@ -15,8 +15,10 @@
 # (`ai` 7 and `@mastra/core` need Node 22).
 #
 #   scripts/test-node.sh            # everything
+#   scripts/test-node.sh addon      # only build the addon and check its typings
 #   scripts/test-node.sh --no-build # reuse the built addon and binaries
-#   HERALD_NO_BUILD=1 (scripts/test.sh sets it): reuse the built binaries
+#   HERALD_NO_BUILD=1 (scripts/test.sh sets it, after its `addon` stage ran
+#   `scripts/test-node.sh addon`): reuse the built addon and binaries
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,9 +26,20 @@ stage() { printf '\n=== node: %s\n' "$*" >&2; }
 
 build=1
 [ "${1:-}" = "--no-build" ] && build=0
+[ "${HERALD_NO_BUILD:-}" = 1 ] && build=0
 
 stage "install the test tooling (npm/test)"
-npm ci --prefix npm/test --no-audit --no-fund --loglevel=error
+./scripts/setup.sh node-pkg
+
+build_addon() {
+  stage "build the addon and check its typings"
+  node npm/scripts/build-addon.mjs --check
+}
+
+if [ "${1:-}" = "addon" ]; then
+  build_addon
+  exit 0
+fi
 
 stage "lint the GitHub workflows (actionlint)"
 shopt -s nullglob
@@ -37,12 +50,9 @@ for workflow in "${workflows[@]}"; do
 done
 
 if [ "$build" = 1 ]; then
-  if [ "${HERALD_NO_BUILD:-}" != 1 ]; then
-    stage "build the sandbox and the native binary"
-    cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
-  fi
-  stage "build the addon and check its typings"
-  node npm/scripts/build-addon.mjs --check
+  stage "build the sandbox and the native binary"
+  cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+  build_addon
 fi
 
 stage "node --test"

