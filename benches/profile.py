@@ -66,7 +66,8 @@ def main() -> int:
             script = http.lua_script(WORK / "tools_call.lua", sandbox.key, "lorebase_get",
                                      {"ref": "Supplier/S-1001"}, "Kavsen Alloys")
             http.wrk(server, script, 16, 1)  # warm-up
-            perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "2000", "-g", "-o", str(data),
+            perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,16384",
+                                     "-o", str(data),
                                      "-p", str(server.proc.pid), "--", "sleep", str(args.seconds)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             r = http.wrk(server, script, args.connections, args.seconds, sandbox.proc.pid)
@@ -90,7 +91,8 @@ def profile_stdio(args, binary: Path, env: dict, data: Path) -> None:
         for i in range(200):
             s.send(stdio.call_message(1000 + i, "lorebase_get", {"ref": "Supplier/S-1001"}))
             s.answer(1000 + i)
-        perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "2000", "-g", "-o", str(data),
+        perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,16384",
+                                 "-o", str(data),
                                  "-p", str(s.proc.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.5)
         cpu0, t0 = procs.cpu_seconds(s.proc.pid), time.perf_counter()
@@ -110,7 +112,8 @@ def report(args, data: Path) -> int:
     for children in ("--no-children", "--children"):
         out = subprocess.run(["perf", "report", "-i", str(data), children, "--stdio", "-g", "none",
                               "--percent-limit", "0.3", "--sort", "symbol"], capture_output=True, text=True)
-        lines = [ln for ln in out.stdout.splitlines() if ln.strip() and not ln.startswith("#")]
+        lines = [" ".join(ln.split()[:-2]) if ln.rstrip().endswith("-") else ln.rstrip()
+                 for ln in out.stdout.splitlines() if ln.strip() and not ln.startswith("#")]
         print(f"\n## perf report {children} (top {args.top})")
         print("\n".join(lines[: args.top]))
     return 0

@@ -3,9 +3,10 @@
 //! guard, argument checks, rendering or caps: what is left is rmcp's
 //! stateless JSON Streamable HTTP server, axum, and reqwest.
 //!
-//! Environment: `LOREBASE_URL`, `LOREBASE_API_KEY`, `LOREBASE_DOMAIN`, and
+//! Environment: `LOREBASE_URL`, `LOREBASE_DOMAIN`, and
 //! `LOREBASE__HERALD__HTTP__PORT` (Herald's own names, so benches/run.py
-//! starts both alike).
+//! starts both alike). The caller's `Authorization` header is forwarded to
+//! Keeper, as Herald forwards it over Streamable HTTP.
 
 use std::sync::Arc;
 
@@ -22,7 +23,6 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 struct Floor {
     http: reqwest::Client,
     records: Arc<str>,
-    auth: Arc<str>,
 }
 
 impl ServerHandler for Floor {
@@ -47,7 +47,7 @@ impl ServerHandler for Floor {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let reference = request
             .arguments
@@ -58,12 +58,13 @@ impl ServerHandler for Floor {
             .and_then(|r| r.split_once('/'))
             .unwrap_or_default();
         let url = format!("{}/kinds/{kind}/records/{id}", self.records);
-        let answer = self
-            .http
-            .get(url)
-            .header("authorization", &*self.auth)
-            .send()
-            .await;
+        // The caller's own `Authorization` header, forwarded as Herald does over HTTP.
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let mut get = self.http.get(url);
+        if let Some(auth) = parts.and_then(|p| p.headers.get("authorization")) {
+            get = get.header("authorization", auth.clone());
+        }
+        let answer = get.send().await;
         let text = match answer {
             Ok(a) => a.text().await.unwrap_or_default(),
             Err(e) => {
@@ -86,7 +87,6 @@ async fn main() {
             env("LOREBASE_DOMAIN")
         )
         .into(),
-        auth: format!("Bearer {}", env("LOREBASE_API_KEY")).into(),
     };
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
