@@ -124,6 +124,12 @@ impl HeraldServer {
             .collect()
     }
 
+    /// Whether a tool called `name` is served, built-in or remote (no copy
+    /// of its definition: every call asks).
+    fn serves_tool(&self, name: &str) -> bool {
+        self.inner.tools.get(name).is_some() || self.remote_tools().iter().any(|t| t.name == name)
+    }
+
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
         if let Some(tool) = self.inner.tools.get(name) {
@@ -215,7 +221,7 @@ impl ServerHandler for HeraldServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
-        if self.served_tool(name).is_none() {
+        if !self.serves_tool(name) {
             return Err(unknown_tool(name, &self.inner.tools));
         }
         let credential = match self.inner.auth.credential(&context.extensions) {
