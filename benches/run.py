@@ -147,7 +147,13 @@ def measure_calls(args, cmds, env, key, sandbox_url, log) -> dict:
 
 def measure_http(args, env, key, log_dir, keeper_pid: int) -> dict:
     peer = [str(args.peer_python), str(ROOT / "benches/peers/python_sdk_herald/server.py")]
-    specs = {"herald": [str(args.bin_dir / "lorebase-herald")], "peer": peer}
+    specs = {"herald": [str(args.bin_dir / "lorebase-herald")]}
+    if args.floor_bin.exists():  # benches/floor: rmcp + reqwest, nothing else (issue 22)
+        specs["floor"] = [str(args.floor_bin)]
+    else:
+        print(f"no floor binary at {args.floor_bin}: the floor column is left out", file=sys.stderr)
+    if not args.no_peer:
+        specs["peer"] = peer
     script = http.lua_script(WORK / "tools_call.lua", key, "lorebase_get", GET_ARGS, EXPECT)
     running: dict[str, http.HttpServer] = {}
     results: dict[str, dict] = {n: {"levels": {}} for n in specs}
@@ -169,6 +175,10 @@ def measure_http(args, env, key, log_dir, keeper_pid: int) -> dict:
                     runs.setdefault((name, c), []).append(r)
                     print(f"http {name} c={c}: {r}", file=sys.stderr)
         for (name, c), rs in runs.items():
+            if name == "herald" and ("floor", c) in runs:  # one ratio per interleaved round
+                results[name].setdefault("floor_rounds", {})[c] = [
+                    {"calls_ratio": h["calls_per_s"] / f["calls_per_s"], "p99_ratio": h["p99_ms"] / f["p99_ms"]}
+                    for h, f in zip(rs, runs[("floor", c)])]
             results[name]["levels"][c] = {
                 "calls_per_s": statistics.median(r["calls_per_s"] for r in rs),
                 "p50_ms": statistics.median(r["p50_ms"] for r in rs),
@@ -239,10 +249,15 @@ def main() -> int:
     parser.add_argument("--console-script", type=Path, default=WORK / "wheel-venv/bin/lorebase-herald")
     parser.add_argument("--wheel-dir", type=Path, default=WORK / "wheel")
     parser.add_argument("--peer-python", type=Path, default=WORK / "peer-venv/bin/python")
+    parser.add_argument("--floor-bin", type=Path, default=None,
+                        help="the floor's binary (benches/floor), measured beside Herald over HTTP "
+                             "(default: herald-floor in --bin-dir)")
+    parser.add_argument("--no-peer", action="store_true", help="leave the peer out of the HTTP runs")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: cold,calls,http,sizes")
     parser.add_argument("--no-doc", action="store_true", help="print, do not write docs/benchmarks.md")
     args = parser.parse_args()
-    for name in ("bin_dir", "node_addon", "console_script", "wheel_dir", "peer_python"):
+    args.floor_bin = args.floor_bin or args.bin_dir / "herald-floor"
+    for name in ("bin_dir", "node_addon", "console_script", "wheel_dir", "peer_python", "floor_bin"):
         setattr(args, name, getattr(args, name).absolute())
     skip = set(filter(None, args.skip.split(",")))
     WORK.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,12 @@
 # docs/benchmarks.md (between the herald-bench markers):
 #
 #   - release builds of lorebase-herald and the sandbox Keeper;
+#   - the floor (benches/floor, target/release/herald-floor): rmcp's stateless JSON
+#     Streamable HTTP server with one tool making the same Keeper GET with reqwest,
+#     measured beside Herald over HTTP (issue 22). A workspace of its own, so CI's
+#     `cargo build`/`clippy --workspace` never compile it; built into the shared
+#     target/ with Herald's dependency features, it reuses Herald's compiled
+#     dependencies (about 20 s on top of Herald's release build);
 #   - the release Node addon (target/bench/lorebase-herald.<platform>.node, loaded by
 #     `node npm/bin/lorebase-herald` through LOREBASE_HERALD_ADDON);
 #   - the release wheel (maturin) in target/bench/wheel, installed in target/bench/wheel-venv
@@ -54,6 +60,8 @@ ADDON="$WORK/lorebase-herald.$PLATFORM.node"
 if [ "$build" = 1 ]; then
   stage "release binaries (lorebase-herald, lorebase-sandbox)"
   cargo build --release --locked -p lorebase-herald -p lorebase-sandbox
+  stage "the floor (benches/floor: rmcp + reqwest alone; its own workspace, sharing target/)"
+  cargo build --release --locked --manifest-path benches/floor/Cargo.toml --target-dir target
   if [ "$node" = 1 ]; then
     stage "release Node addon"
     cargo build --release --locked -p lorebase-herald-node --lib

@@ -107,7 +107,7 @@ def http_table(h: dict, targets: list) -> list[str]:
            "| clients | Herald calls/s | p50 | p99 | errors | peak RSS | CPU/call | peer calls/s | p50 | p99 "
            "| errors | peak RSS | CPU/call | Herald ÷ peer calls/s | Keeper CPU/call | wrk CPU/call |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    hl, pl = h["herald"]["levels"], h["peer"]["levels"]
+    hl, pl = h["herald"]["levels"], h.get("peer", {}).get("levels", {})
     for c in sorted(hl, key=int):
         a, b = hl[c], pl.get(c, {})
         cells = [str(c)]
@@ -135,7 +135,37 @@ def http_table(h: dict, targets: list) -> list[str]:
     return out
 
 
+def floor_table(h: dict, targets: list) -> list[str]:
+    """Herald beside the floor of its own architecture (benches/floor), same run."""
+    hl, fl = h["herald"]["levels"], h["floor"]["levels"]
+    rounds = h["herald"].get("floor_rounds", {})
+    out = ["### 3b. Herald ÷ the floor (rmcp + reqwest alone, `benches/floor`), same run, interleaved", "",
+           "| clients | floor calls/s | p50 | p99 | errors | peak RSS | CPU/call | Herald ÷ floor calls/s "
+           "| Herald ÷ floor p99 | per round: calls/s ratio, p99 ratio |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for c in sorted(hl, key=int):
+        a, f = hl[c], fl.get(c)
+        if not f:
+            continue
+        per = ", ".join(f"{r['calls_ratio']:.2f} / {r['p99_ratio']:.2f}" for r in rounds.get(c, []))
+        out.append(f"| {c} | {f['calls_per_s']:.0f} | {ms(f['p50_ms'])} | {ms(f['p99_ms'])} "
+                   f"| {f['errors']} / {f['requests']} | {mb(f['peak_rss_kb'])} | {us(f['cpu_us_per_call'])} "
+                   f"| {a['calls_per_s'] / f['calls_per_s']:.2f} | {a['p99_ms'] / f['p99_ms']:.2f} | {per} |")
+        if int(c) == 64:
+            targets.append(("64 clients: ≥ 90 % of the floor's calls/s (issue 22)",
+                            f"{a['calls_per_s'] / f['calls_per_s']:.0%}", a["calls_per_s"] >= 0.9 * f["calls_per_s"]))
+            targets.append(("64 clients: p99 ≤ 1.2× the floor's (issue 22)",
+                            f"{a['p99_ms'] / f['p99_ms']:.2f}×", a["p99_ms"] <= 1.2 * f["p99_ms"]))
+    out += ["", "The floor is rmcp's stateless JSON Streamable HTTP server with one tool making the same "
+            "Keeper GET with reqwest and answering its body as text: no settings, guard, argument checks, "
+            "rendering or caps. Herald and the floor run in turns at every level (Herald, floor, Herald, "
+            "floor, ...), so both see the same load; the ratios are of the medians, and per round."]
+    return out
+
+
 def memory_table(h: dict) -> list[str]:
+    if "peer" not in h:
+        return []
     hr, pr = h["herald"], h["peer"]
     peak_h = max(r["peak_rss_kb"] for r in hr["levels"].values())
     peak_p = max(r["peak_rss_kb"] for r in pr["levels"].values())
@@ -177,11 +207,14 @@ def markdown(results: dict, command: str) -> str:
     if "calls" in results:
         lines += calls_table(results["calls"], results["argv"], targets) + [""]
     if "http" in results:
-        lines += http_table(results["http"], targets) + [""] + memory_table(results["http"]) + [""]
+        lines += http_table(results["http"], targets) + [""]
+        if "floor" in results["http"]:
+            lines += floor_table(results["http"], targets) + [""]
+        lines += memory_table(results["http"]) + [""]
     if "sizes" in results:
         lines += size_table(results["sizes"]) + [""]
     if targets:
-        lines += ["### Targets (issue 9)", "", "| target | this run | |", "|---|---|---|"]
+        lines += ["### Targets (issues 9 and 22)", "", "| target | this run | |", "|---|---|---|"]
         lines += [f"| {t} | {v} | {ok(c)} |" for t, v, c in targets] + [""]
     lines.append(MARK_END)
     return "\n".join(lines)

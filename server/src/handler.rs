@@ -128,6 +128,12 @@ impl HeraldServer {
             .collect()
     }
 
+    /// Whether a tool called `name` is served, built-in or remote (no copy
+    /// of its definition: every call asks).
+    fn serves_tool(&self, name: &str) -> bool {
+        self.inner.tools.get(name).is_some() || self.remote_tools().iter().any(|t| t.name == name)
+    }
+
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
         if let Some(tool) = self.inner.tools.get(name) {
@@ -276,10 +282,14 @@ impl ServerHandler for HeraldServer {
         let toolbox = &self.inner.toolbox;
         let credential = self.inner.auth.credential(&context.extensions);
         let arguments = request.arguments.as_ref();
-        if !self
-            .served_tool(name)
-            .is_some_and(|t| self.admits(narrowing, &t))
-        {
+        // Without a narrowing, the check copies no tool definition.
+        let served = match narrowing {
+            None => self.serves_tool(name),
+            Some(_) => self
+                .served_tool(name)
+                .is_some_and(|t| self.admits(narrowing, &t)),
+        };
+        if !served {
             let code = ErrorCode::UnknownTool.as_str();
             toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
             return Err(unknown_tool(name, &self.tools_for(narrowing)));

@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
 use crate::handler::{HeraldServer, SERVER_NAME};
+use crate::heap_trim;
 use crate::http_auth::{AuthDiscovery, WELL_KNOWN, require_bearer};
 use crate::http_conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
 use crate::http_guard::{GuardPolicy, guard};
@@ -196,6 +197,11 @@ pub async fn serve_with(
     };
     // The connections' drain starts once the listener is closed.
     let drain = Shutdown::new();
+    tokio::spawn(heap_trim::watch(
+        table.clone(),
+        http.max_connections,
+        drain.clone(),
+    ));
     let closing = async {
         shutdown.wait().await;
         if http.drain_delay_s > 0 {

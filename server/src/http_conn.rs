@@ -161,6 +161,8 @@ struct Slots {
     entries: Vec<Option<Arc<ConnState>>>,
     free: Vec<usize>,
     len: usize,
+    /// The most connections open at once since [`ConnectionTable::take_highest`].
+    highest: usize,
 }
 
 /// How many connections [`ConnectionTable::evict_one`] compares.
@@ -190,6 +192,15 @@ impl ConnectionTable {
         self.lock().len
     }
 
+    /// The connections open now, and the most open at once since the last
+    /// call (which starts counting again from now).
+    pub fn take_highest(&self) -> (usize, usize) {
+        let mut slots = self.lock();
+        let highest = slots.highest.max(slots.len);
+        slots.highest = slots.len;
+        (slots.len, highest)
+    }
+
     /// Whether no connection is open.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -200,6 +211,7 @@ impl ConnectionTable {
         let state = Arc::new(ConnState::new(self.epoch));
         let mut slots = self.lock();
         slots.len += 1;
+        slots.highest = slots.highest.max(slots.len);
         let slot = match slots.free.pop() {
             Some(i) => {
                 slots.entries[i] = Some(state.clone());
@@ -548,6 +560,21 @@ mod tests {
         assert!(young.evicted.load(Ordering::Acquire));
         assert!(!table.evict_one());
         assert!(!busy.evicted.load(Ordering::Acquire));
+    }
+
+    #[test]
+    fn the_highest_count_since_the_last_look_is_kept_then_reset() {
+        let table = ConnectionTable::default();
+        let opened: Vec<_> = (0..5).map(|_| table.insert()).collect();
+        for (slot, state) in &opened[..4] {
+            table.remove(*slot, state);
+        }
+        assert_eq!(table.take_highest(), (1, 5));
+        // Counting starts again from the connections open now.
+        assert_eq!(table.take_highest(), (1, 1));
+        let (slot, state) = table.insert();
+        table.remove(slot, &state);
+        assert_eq!(table.take_highest(), (1, 2));
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub mod demo;
 pub mod error;
 pub mod handler;
 pub mod health;
+pub mod heap_trim;
 pub mod http;
 pub mod http_auth;
 pub mod http_conn;

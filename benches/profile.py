@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Where a call's CPU goes (issue 22): `perf record` of one server under wrk load.
+
+Starts the sandbox Keeper and one server (Herald or the floor, benches/floor)
+on Streamable HTTP (stateless, JSON) on loopback, runs wrk (2 threads, 64
+connections by default, `tools/call lorebase_get {"ref":"Supplier/S-1001"}`,
+every answer checked), records the server with `perf record` (cpu-clock: the
+machines' VMs count no hardware events) for the same time, and prints the top
+symbols of `perf report` (self time, and children). Use the `profiling` build
+(release code with symbols):
+
+    cargo build --profile profiling -p lorebase-herald -p lorebase-sandbox
+    cargo build --profile profiling --manifest-path benches/floor/Cargo.toml --target-dir target
+    benches/profile.py --bin-dir target/profiling --server herald
+    benches/profile.py --bin-dir target/profiling --server floor
+
+Needs linux-perf and wrk (apt-get). Stdlib only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import http, procs, stdio  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "target" / "bench"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bin-dir", type=Path, default=ROOT / "target/profiling")
+    parser.add_argument("--server", choices=["herald", "floor"], default="herald")
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--seconds", type=int, default=8)
+    parser.add_argument("--port", type=int, default=18290)
+    parser.add_argument("--top", type=int, default=40, help="symbols shown per report")
+    parser.add_argument("--env", action="append", default=[], help="extra KEY=VALUE for the server")
+    parser.add_argument("--stdio", type=int, metavar="CALLS", default=0,
+                        help="profile CALLS sequential calls over stdio instead (Herald only)")
+    args = parser.parse_args()
+    bin_dir = args.bin_dir.absolute()
+    WORK.mkdir(parents=True, exist_ok=True)
+    binary = bin_dir / ("lorebase-herald" if args.server == "herald" else "herald-floor")
+    data = WORK / f"perf-{args.server}{'-stdio' if args.stdio else ''}.data"
+    sandbox = procs.Sandbox(bin_dir / "lorebase-sandbox", WORK / "sandbox.log")
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LOREBASE") and k != "RUST_LOG"}
+        env |= {"LOREBASE_URL": sandbox.url, "LOREBASE_DOMAIN": "supply",
+                "LOREBASE__HERALD__TRANSPORT": "streamable_http", "LOREBASE__HERALD__HTTP__PORT": str(args.port)}
+        env |= dict(kv.split("=", 1) for kv in args.env)
+        if args.stdio:
+            profile_stdio(args, binary, env | {"LOREBASE_API_KEY": sandbox.key}, data)
+            return report(args, data)
+        server = http.HttpServer(args.server, [str(binary)], env, args.port, sandbox.key,
+                                 WORK / f"profile-{args.server}.log")
+        try:
+            script = http.lua_script(WORK / "tools_call.lua", sandbox.key, "lorebase_get",
+                                     {"ref": "Supplier/S-1001"}, "Kavsen Alloys")
+            http.wrk(server, script, 16, 1)  # warm-up
+            perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,16384",
+                                     "-o", str(data),
+                                     "-p", str(server.proc.pid), "--", "sleep", str(args.seconds)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            r = http.wrk(server, script, args.connections, args.seconds, sandbox.proc.pid)
+            perf.wait()
+            print(f"# {args.server}: {r['calls_per_s']:.0f} calls/s, p50 {r['p50_ms']:.2f} ms, "
+                  f"p99 {r['p99_ms']:.2f} ms, CPU/call {r['cpu_us_per_call']:.0f} µs, errors {r['errors']}, "
+                  f"load average {os.getloadavg()[0]:.1f}")
+        finally:
+            server.close()
+    finally:
+        sandbox.close()
+    return report(args, data)
+
+
+def profile_stdio(args, binary: Path, env: dict, data: Path) -> None:
+    """perf record over ``args.stdio`` sequential stdio calls (after 200 untimed ones)."""
+    env = {k: v for k, v in env.items() if not k.startswith("LOREBASE__HERALD__")}
+    s = stdio.StdioSession([str(binary)], env, WORK / "profile-stdio.log")
+    try:
+        s.handshake()
+        for i in range(200):
+            s.send(stdio.call_message(1000 + i, "lorebase_get", {"ref": "Supplier/S-1001"}))
+            s.answer(1000 + i)
+        perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,16384",
+                                 "-o", str(data),
+                                 "-p", str(s.proc.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        cpu0, t0 = procs.cpu_seconds(s.proc.pid), time.perf_counter()
+        for i in range(args.stdio):
+            s.send(stdio.call_message(10_000 + i, "lorebase_get", {"ref": "Supplier/S-1001"}))
+            s.answer(10_000 + i)
+        took, cpu = time.perf_counter() - t0, procs.cpu_seconds(s.proc.pid) - cpu0
+        perf.send_signal(signal.SIGINT)
+        perf.wait()
+        print(f"# stdio: {args.stdio} calls, {took / args.stdio * 1e6:.0f} µs per call (mean), "
+              f"server CPU {cpu / args.stdio * 1e6:.0f} µs per call, load average {os.getloadavg()[0]:.1f}")
+    finally:
+        s.close()
+
+
+def report(args, data: Path) -> int:
+    for children in ("--no-children", "--children"):
+        out = subprocess.run(["perf", "report", "-i", str(data), children, "--stdio", "-g", "none",
+                              "--percent-limit", "0.3", "--sort", "symbol"], capture_output=True, text=True)
+        lines = [" ".join(ln.split()[:-2]) if ln.rstrip().endswith("-") else ln.rstrip()
+                 for ln in out.stdout.splitlines() if ln.strip() and not ln.startswith("#")]
+        print(f"\n## perf report {children} (top {args.top})")
+        print("\n".join(lines[: args.top]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
