@@ -109,9 +109,16 @@ fn parse(args: &[String]) -> Result<(Cli, Launcher), i32> {
             return Err(e.exit_code());
         }
     };
+    let default_filter = match cli.command {
+        Some(Command::Call { .. } | Command::Tools { .. } | Command::Health { .. }) => {
+            logging::ONE_SHOT_FILTER
+        }
+        _ => logging::DEFAULT_FILTER,
+    };
     logging::init(
         cli.flags.log_level.as_deref(),
         cli.flags.log_format.map(cli::LogFormatArg::format),
+        default_filter,
     );
     let launcher = Launcher::from_argv0(args.first().map(String::as_str).unwrap_or_default());
     Ok((cli, launcher))

@@ -21,6 +21,12 @@ use tracing_subscriber::{EnvFilter, Layer, Registry, reload};
 /// case in a minimal image (Herald then uses its bundled roots and says so).
 pub const DEFAULT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error";
 
+/// The filter of the one-shot commands (`call`, `tools`, `health`) without a
+/// flag or `RUST_LOG`: the same, without the audit line, which records a
+/// served call for an operator; a person at a terminal sees the answer itself
+/// (and `RUST_LOG=info` brings the line back).
+pub const ONE_SHOT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error,herald::audit=off";
+
 type Filtered = Layered<EnvFilter, Registry>;
 type FormatLayer = Box<dyn Layer<Filtered> + Send + Sync>;
 
@@ -35,10 +41,12 @@ struct Installed {
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
 
 /// Installs the stderr subscriber, in `format` when a flag gave one (text
-/// until the settings say otherwise). A second call (a binding running the
-/// CLI twice in one process) keeps the first one.
-pub fn init(level: Option<&str>, format: Option<LogFormat>) {
-    let filter = filter(level, std::env::var("RUST_LOG").ok().as_deref());
+/// until the settings say otherwise), with `default` as the filter when
+/// neither a flag nor `RUST_LOG` gives one ([`DEFAULT_FILTER`] or
+/// [`ONE_SHOT_FILTER`]). A second call (a binding running the CLI twice in
+/// one process) keeps the first one.
+pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
+    let filter = filter(level, std::env::var("RUST_LOG").ok().as_deref(), default);
     let (layer, handle) = reload::Layer::new(format_layer(format.unwrap_or_default()));
     if tracing_subscriber::registry()
         .with(filter)
@@ -117,17 +125,18 @@ fn format_layer(format: LogFormat) -> FormatLayer {
     }
 }
 
-/// The filter: a flag wins over `RUST_LOG`; a bad directive falls back to
-/// `info` (with a note on stderr) rather than failing.
-pub fn filter(flag: Option<&str>, rust_log: Option<&str>) -> EnvFilter {
+/// The filter: a flag wins over `RUST_LOG`, which wins over `default`; a bad
+/// directive falls back to `default` (with a note on stderr) rather than
+/// failing.
+pub fn filter(flag: Option<&str>, rust_log: Option<&str>, default: &str) -> EnvFilter {
     let wanted = flag
         .or(rust_log)
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .unwrap_or(DEFAULT_FILTER);
+        .unwrap_or(default);
     EnvFilter::try_new(wanted).unwrap_or_else(|_| {
-        eprintln!("lorebase-herald: ignoring the log filter {wanted:?}; using {DEFAULT_FILTER}");
-        EnvFilter::new(DEFAULT_FILTER)
+        eprintln!("lorebase-herald: ignoring the log filter {wanted:?}; using {default}");
+        EnvFilter::new(default)
     })
 }
 
@@ -137,23 +146,44 @@ mod tests {
 
     #[test]
     fn flag_wins_over_rust_log() {
-        assert_eq!(filter(Some("debug"), Some("warn")).to_string(), "debug");
-        assert_eq!(filter(None, Some("warn")).to_string(), "warn");
         assert_eq!(
-            filter(None, None).to_string(),
-            filter(Some(DEFAULT_FILTER), None).to_string()
+            filter(Some("debug"), Some("warn"), DEFAULT_FILTER).to_string(),
+            "debug"
         );
         assert_eq!(
-            filter(Some(" "), None).to_string(),
-            filter(None, None).to_string()
+            filter(None, Some("warn"), DEFAULT_FILTER).to_string(),
+            "warn"
+        );
+        assert_eq!(
+            filter(None, None, DEFAULT_FILTER).to_string(),
+            filter(Some(DEFAULT_FILTER), None, DEFAULT_FILTER).to_string()
+        );
+        assert_eq!(
+            filter(Some(" "), None, DEFAULT_FILTER).to_string(),
+            filter(None, None, DEFAULT_FILTER).to_string()
+        );
+    }
+
+    #[test]
+    fn one_shot_commands_leave_the_audit_line_out_by_default() {
+        let one_shot = filter(None, None, ONE_SHOT_FILTER).to_string();
+        assert!(one_shot.contains("herald::audit=off"), "{one_shot}");
+        assert!(
+            !filter(None, None, DEFAULT_FILTER)
+                .to_string()
+                .contains("herald::audit")
+        );
+        assert_eq!(
+            filter(None, Some("info"), ONE_SHOT_FILTER).to_string(),
+            "info"
         );
     }
 
     #[test]
     fn bad_filter_falls_back() {
         assert_eq!(
-            filter(Some("herald=[[["), None).to_string(),
-            filter(None, None).to_string()
+            filter(Some("herald=[[["), None, DEFAULT_FILTER).to_string(),
+            filter(None, None, DEFAULT_FILTER).to_string()
         );
     }
 }

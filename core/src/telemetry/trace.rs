@@ -6,6 +6,9 @@
 //! not valid starts a new trace, as the W3C recommendation asks.
 
 use std::fmt;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `Display` and `Debug` as the text `as_str` gives.
 macro_rules! shown_as_str {
@@ -191,13 +194,30 @@ fn nonzero_random<const N: usize>() -> [u8; N] {
     loop {
         let mut out = [0u8; N];
         for chunk in out.chunks_mut(8) {
-            let bits = fastrand::u64(..).to_le_bytes();
+            let bits = random_u64().to_le_bytes();
             chunk.copy_from_slice(&bits[..chunk.len()]);
         }
         if out.iter().any(|b| *b != 0) {
             return out;
         }
     }
+}
+
+/// 64 random bits: SplitMix64 over one process-wide counter, seeded once from
+/// the system's randomness (std's `RandomState`). Unlike a thread-local
+/// generator (fastrand's), it creates no state on the calling thread: in the
+/// C library that thread is the host program's, which never frees a Rust
+/// thread handle made on it (valgrind reports it as lost in scripts/test-c.sh).
+fn random_u64() -> u64 {
+    const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+    static STATE: OnceLock<AtomicU64> = OnceLock::new();
+    let state = STATE.get_or_init(|| AtomicU64::new(RandomState::new().hash_one(0x5eed_u64)));
+    let mut z = state
+        .fetch_add(GOLDEN_GAMMA, Ordering::Relaxed)
+        .wrapping_add(GOLDEN_GAMMA);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Parses a `traceparent`: the trace id, the parent span id and the flags.
@@ -260,6 +280,15 @@ mod tests {
     use super::*;
 
     const GOOD: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+    #[test]
+    fn ids_do_not_repeat() {
+        let ids: std::collections::HashSet<[u8; 8]> = (0..10_000).map(|_| new_span_id()).collect();
+        assert_eq!(ids.len(), 10_000);
+        let traces: std::collections::HashSet<[u8; 16]> =
+            (0..10_000).map(|_| new_trace_id()).collect();
+        assert_eq!(traces.len(), 10_000);
+    }
 
     #[test]
     fn a_valid_traceparent_is_continued() {
