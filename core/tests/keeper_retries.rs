@@ -102,7 +102,8 @@ async fn retries_stop_at_max_retries() {
     let k = client(sb.url(), 2, 0);
     sb.inject(Fault::status(503).retry_after(2).times(5));
     let before = sb.request_count();
-    let text = ToolError::from(read(&k).await.unwrap_err()).render();
+    let text = ToolError::from(read(&k).await.unwrap_err())
+        .render(&herald_core::config::Settings::default().output);
     assert_eq!(sb.request_count() - before, 3, "one call and two resends");
     assert!(text.starts_with("[keeper-unavailable] "), "{text}");
     assert!(text.ends_with("next: retry after 2 s"), "{text}");
@@ -230,7 +231,7 @@ async fn connection_refused_is_keeper_unavailable_after_the_retries() {
     let (log, _guard) = Captured::start();
     let e = read(&k).await.unwrap_err();
     assert!(matches!(e, KeeperError::Unavailable(_)), "{e:?}");
-    let text = ToolError::from(e).render();
+    let text = ToolError::from(e).render(&herald_core::config::Settings::default().output);
     assert!(
         text.starts_with(&format!(
             "[keeper-unavailable] cannot reach Keeper at http://127.0.0.1:{port}: cannot connect"

@@ -15,6 +15,7 @@
 //! - [`app`]: settings, the toolbox, the served tools, serving them;
 //! - [`handler`]: the MCP handler (tools, resources, prompt, completion);
 //! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
+//!   [`malformed_params`]: a served method's params of the wrong shape (-32602);
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
 //!   [`http_conn`]: each connection's time limits, the connection limit and
@@ -40,6 +41,7 @@ pub mod http_conn;
 pub mod http_guard;
 pub mod http_routing_headers;
 pub mod logging;
+pub mod malformed_params;
 pub mod prompt;
 pub mod readiness;
 pub mod remote_refresh;

@@ -184,7 +184,7 @@ pub fn call(
         KB_GET => get(catalog, arguments, caps),
         _ => return None,
     };
-    Some(output.unwrap_or_else(|e| e.to_output()))
+    Some(output.unwrap_or_else(|e| e.to_output(caps)))
 }
 
 fn search(
