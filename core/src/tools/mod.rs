@@ -182,6 +182,12 @@ impl Toolbox {
         self.remote.discover().await
     }
 
+    /// Closes the sessions with the remote MCP servers (see
+    /// [`RemoteTools::close`]): call it before the runtime stops.
+    pub async fn close_remote(&self) {
+        self.remote.close().await;
+    }
+
     /// The remote MCP servers and their discovered tools.
     pub fn remote(&self) -> &RemoteTools {
         &self.remote
