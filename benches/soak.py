@@ -41,8 +41,9 @@ sys.path.insert(0, str(ROOT / "benches"))
 sys.path.insert(0, str(ROOT / "tests" / "replicas"))
 
 from harness.procs import peak_rss_kb, reset_peak, rss_kb  # noqa: E402
+from harness.procs import stop as stop_process  # noqa: E402
 from replicas import ready_line, scrubbed_env  # noqa: E402
-from slow_clients import attack_process  # noqa: E402
+from slow_clients import attack_process, http_herald_env, open_fds  # noqa: E402
 
 MAX_CHARS = 12_000
 
@@ -150,13 +151,6 @@ def clients_process(n: int, host: str, port: int, seconds: float, results) -> No
     results.put(out)
 
 
-def open_fds(pid: int) -> int:
-    try:
-        return len(os.listdir(f"/proc/{pid}/fd"))
-    except OSError:
-        return 0
-
-
 def percentile(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
         return 0.0
@@ -208,13 +202,7 @@ def main() -> int:
     herald = None
     try:
         keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
-        env = {
-            "LOREBASE_URL": keeper_url,
-            "LOREBASE_DOMAIN": "supply",
-            "LOREBASE__HERALD__TRANSPORT": "streamable_http",
-            "LOREBASE__HERALD__HTTP__PORT": "0",
-            "LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true",
-        }
+        env = http_herald_env(keeper_url)
         herald = subprocess.Popen([args.herald], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env(env))
         url = ready_line(herald, "LOREBASE_HERALD_READY ")["url"]
         host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
@@ -291,10 +279,10 @@ def main() -> int:
                 return 1
         return 0
     finally:
+        # Herald first (its drain is bounded), then the Keeper it talks to.
         for proc in (herald, keeper):
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            if proc:
+                stop_process(proc, grace=10.0)
 
 
 if __name__ == "__main__":
