@@ -62,3 +62,6 @@ stage "benchmark peer: smoke (no timing)"
 
 stage "deploy: the image (stdio, HTTP), compose profile mcp, Kubernetes manifests, server.json"
 ./scripts/test-deploy.sh
+
+stage "fuzz smoke: every cargo-fuzz target, its seeds then 6 s of new inputs (scripts/test-fuzz.sh)"
+./scripts/test-fuzz.sh
