@@ -13,7 +13,8 @@
 # the fuzz crate compiles core's and the server's dependency graph again with
 # instrumentation (docs/reliability.md, "Fuzzing", has the times); it shares no
 # CPU-heavy step with the other stages and can run in a lane of its own.
-# Longer campaigns by hand: docs/reliability.md.
+# A longer campaign: FUZZ_SECONDS=600 ./scripts/test-fuzz.sh; FUZZ_TARGETS="a b" picks
+# targets (docs/reliability.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,7 +39,7 @@ cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 (cd fuzz && cargo +nightly fuzz build -O -s none --codegen-units 16 --target-dir "$TARGET_DIR")
 bin_dir="$TARGET_DIR/$TRIPLE/release"
 
-targets=$(cd fuzz && cargo +nightly fuzz list)
+targets="${FUZZ_TARGETS:-$(cd fuzz && cargo +nightly fuzz list)}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for target in $targets; do
@@ -54,6 +55,8 @@ for target in $targets; do
     exit 1
   }
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$target.log")
+  # libFuzzer's last status line: coverage (edges, features) and corpus size.
+  final=$(grep -E '^#[0-9]+' "$work/$target.log" | tail -n 1 | grep -oE '(cov|ft|corp): [^ ]+' | tr '\n' ' ')
   ms=$((($(date +%s%N) - started) / 1000000))
-  printf 'fuzz %-15s %8s runs in %d.%03d s\n' "$target" "$runs" $((ms / 1000)) $((ms % 1000)) >&2
+  printf 'fuzz %-15s %9s runs in %d.%03d s  %s\n' "$target" "$runs" $((ms / 1000)) $((ms % 1000)) "$final" >&2
 done

@@ -39,23 +39,20 @@ fuzz_target!(|data: &[u8]| {
     // A key written once in the input, long enough not to be a common word.
     let secret =
         key.len() >= 8 && !key.starts_with("secret://") && text.matches(key.as_str()).count() == 1;
-    match Settings::load_with_env(&env, &Overrides::new()) {
-        Ok(settings) => {
-            if secret {
-                let shown = format!("{settings:?}");
-                assert!(
-                    !shown.contains(&key),
-                    "the API key in the settings' debug print"
-                );
-            }
-        }
-        Err(e) => {
-            if secret {
-                assert!(
-                    !e.to_string().contains(&key),
-                    "the API key in an error: {e}"
-                );
-            }
-        }
+    let with_key = shown(&env);
+    if secret && with_key.contains(&key) {
+        // Only where any key would show the same text (the error's fixed
+        // wording, another setting's value): loaded again with another key,
+        // the text must still contain it.
+        env.insert("LOREBASE_API_KEY".into(), "\u{1}another key\u{1}".into());
+        assert!(shown(&env).contains(&key), "the API key shows: {with_key}");
     }
 });
+
+/// The settings' debug print, or the error, as text.
+fn shown(env: &BTreeMap<String, String>) -> String {
+    match Settings::load_with_env(env, &Overrides::new()) {
+        Ok(settings) => format!("{settings:?}"),
+        Err(e) => e.to_string(),
+    }
+}
