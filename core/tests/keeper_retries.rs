@@ -246,3 +246,25 @@ async fn connection_refused_is_keeper_unavailable_after_the_retries() {
     let text = read(&k).await.unwrap_err().to_string();
     assert!(text.contains("(1 attempt)"), "{text}");
 }
+
+#[tokio::test]
+async fn a_keeper_slower_than_timeout_s_is_keeper_unavailable_in_time() {
+    let sb = sandbox().await;
+    let k = KeeperClient::new(&KeeperSettings {
+        base_url: sb.url(),
+        max_retries: 0,
+        timeout_s: 1,
+        ..Settings::default().keeper
+    })
+    .unwrap();
+    sb.inject(Fault::delay(Duration::from_secs(5)).times(1));
+    let started = Instant::now();
+    let e = read(&k).await.unwrap_err();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(4), "waited {took:?} for a 1 s timeout");
+    assert!(matches!(e, KeeperError::Unavailable(_)), "{e:?}");
+    let text = ToolError::from(e).render(&Settings::default().output);
+    assert!(text.starts_with("[keeper-unavailable] "), "{text}");
+    assert!(text.contains("no answer within 1 s"), "{text}");
+    assert!(text.lines().last().unwrap().starts_with("next: "), "{text}");
+}
