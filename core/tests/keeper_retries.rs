@@ -261,7 +261,10 @@ async fn a_keeper_slower_than_timeout_s_is_keeper_unavailable_in_time() {
     let started = Instant::now();
     let e = read(&k).await.unwrap_err();
     let took = started.elapsed();
-    assert!(took < Duration::from_secs(4), "waited {took:?} for a 1 s timeout");
+    assert!(
+        took < Duration::from_secs(4),
+        "waited {took:?} for a 1 s timeout"
+    );
     assert!(matches!(e, KeeperError::Unavailable(_)), "{e:?}");
     let text = ToolError::from(e).render(&Settings::default().output);
     assert!(text.starts_with("[keeper-unavailable] "), "{text}");
