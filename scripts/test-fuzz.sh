@@ -1,45 +1,51 @@
 #!/usr/bin/env bash
-# Fuzz smoke (issue 18): builds the cargo-fuzz targets of fuzz/ (nightly,
-# optimized, coverage instrumentation, no sanitizer) into one shared target dir
-# (target/fuzz), then runs each target in sequence: first its committed seeds
-# (fuzz/corpus/TARGET), then new inputs for FUZZ_SECONDS (default 6) seconds.
-# A crash, a panic, an input slower than FUZZ_TIMEOUT (default 10 s) or more
-# than 2 GB of memory fails the stage; the input is left under
-# target/fuzz/artifacts/TARGET/ (replay: `target/fuzz/.../release/TARGET FILE`).
-# New inputs go to a temporary folder: the committed seeds never change.
+# Fuzz smoke (issue 18): builds the fuzz targets of fuzz/ with libFuzzer and
+# coverage instrumentation into one shared target dir (target/fuzz), then runs
+# each target in sequence: first its committed seeds (fuzz/corpus/TARGET), then
+# new inputs for FUZZ_SECONDS (default 6) seconds. A crash, a panic, an input
+# slower than FUZZ_TIMEOUT (default 10 s) or more than 2 GB of memory fails the
+# stage; the input is left under target/fuzz/artifacts/TARGET/ (replay:
+# `target/fuzz/TRIPLE/debug/TARGET FILE`). New inputs go to a temporary
+# folder: the committed seeds never change.
 #
-# Installs what it needs on a fresh machine: the nightly toolchain (rustup) and
-# cargo-fuzz (crates.io, pinned) when they are missing. The build is the cost:
-# the fuzz crate compiles core's and the server's dependency graph again with
-# instrumentation (docs/reliability.md, "Fuzzing", has the times); it shares no
-# CPU-heavy step with the other stages and can run in a lane of its own.
-# A longer campaign: FUZZ_SECONDS=600 ./scripts/test-fuzz.sh; FUZZ_TARGETS="a b" picks
-# targets (docs/reliability.md).
+# Cheap on a fresh machine (docs/reliability.md, "What the fuzz build and the
+# smoke cost"): no nightly toolchain and no cargo-fuzz to install. The build is
+# plain stable `cargo build` of the dev profile (fuzz/Cargo.toml: dependencies
+# at opt-level 0, no debug info) with the flags `cargo fuzz build --dev -s none`
+# (cargo-fuzz 0.13.2, src/project.rs) passes; none of them needs nightly:
+#   -Cpasses=sancov-module and the -sanitizer-coverage-* LLVM options: libFuzzer's
+#     coverage feedback (8-bit counters, PC table, compare tracing, stack depth);
+#   --cfg fuzzing, -Cdebug-assertions, -simplifycfg-branch-fold-threshold=0
+#     (keeps branches apart so each one counts as coverage);
+#   --target HOST: RUSTFLAGS then skip build scripts and proc macros.
+# libfuzzer-sys (a dependency of the fuzz crate) compiles libFuzzer itself.
+# Campaigns by hand use cargo-fuzz's optimized build (docs/reliability.md);
+# this script also runs long ones: FUZZ_SECONDS=600 ./scripts/test-fuzz.sh;
+# FUZZ_TARGETS="a b" picks targets; FUZZ_TARGET_DIR moves target/fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-6}"
 TIMEOUT="${FUZZ_TIMEOUT:-10}"
-CARGO_FUZZ_VERSION=0.13.2
-TARGET_DIR="$PWD/target/fuzz"
+TARGET_DIR="${FUZZ_TARGET_DIR:-$PWD/target/fuzz}"
 TRIPLE="$(rustc -vV | sed -n 's/^host: //p')"
-
-if ! rustup run nightly rustc --version >/dev/null 2>&1; then
-  rustup toolchain install nightly --profile minimal
-fi
-if ! cargo fuzz --version >/dev/null 2>&1; then
-  cargo install --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"
-fi
 
 # The fuzz crate is its own workspace: the root's `cargo fmt --all` skips it.
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 
-# One build of every target; the flags are the ones docs/reliability.md gives
-# for campaigns, so a campaign by hand reuses this build.
-(cd fuzz && cargo +nightly fuzz build -O -s none --codegen-units 16 --target-dir "$TARGET_DIR")
-bin_dir="$TARGET_DIR/$TRIPLE/release"
+RUSTFLAGS="-Cpasses=sancov-module \
+-Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
+-Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares \
+-Cllvm-args=-sanitizer-coverage-stack-depth \
+-Cllvm-args=-simplifycfg-branch-fold-threshold=0 \
+--cfg fuzzing -Cdebug-assertions" \
+  cargo build --locked --manifest-path fuzz/Cargo.toml --target "$TRIPLE" --bins \
+  --target-dir "$TARGET_DIR"
+bin_dir="$TARGET_DIR/$TRIPLE/debug"
 
-targets="${FUZZ_TARGETS:-$(cd fuzz && cargo +nightly fuzz list)}"
+targets="${FUZZ_TARGETS:-$(basename -s .rs fuzz/fuzz_targets/*.rs)}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for target in $targets; do
