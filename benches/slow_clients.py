@@ -47,6 +47,18 @@ CALL = json.dumps(
 FAILURES: list[str] = []
 
 
+def http_herald_env(keeper_url: str) -> dict[str, str]:
+    """The environment of a Herald on Streamable HTTP (any free loopback
+    port, anonymous callers) over the sandbox Keeper at ``keeper_url``."""
+    return {
+        "LOREBASE_URL": keeper_url,
+        "LOREBASE_DOMAIN": "supply",
+        "LOREBASE__HERALD__TRANSPORT": "streamable_http",
+        "LOREBASE__HERALD__HTTP__PORT": "0",
+        "LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true",
+    }
+
+
 def open_fds(pid: int) -> int:
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))
@@ -205,13 +217,7 @@ def main() -> int:
     herald = None
     try:
         keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
-        env = {
-            "LOREBASE_URL": keeper_url,
-            "LOREBASE_DOMAIN": "supply",
-            "LOREBASE__HERALD__TRANSPORT": "streamable_http",
-            "LOREBASE__HERALD__HTTP__PORT": "0",
-            "LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true",
-        }
+        env = http_herald_env(keeper_url)
         if os.environ.get("HERALD_LOG"):
             env["RUST_LOG"] = os.environ.get("HERALD_RUST_LOG", "debug")
         if args.max_connections:

@@ -26,12 +26,12 @@
 # target/test-logs/NAME.log; it may be a function of this file. For example:
 #   stage e2e-newer-keeper --lane e2e --after binaries,setup-python-e2e -- ./scripts/test-newer-keeper.sh
 #   stage ops --lane rust --after binaries -- ./scripts/test-ops.sh
-#   stage fuzz-smoke --lane compile --after lints --own-build -- ./scripts/test-fuzz.sh
+#   stage fuzz-smoke --lane fuzz --after binaries --own-build -- ./scripts/test-fuzz.sh
 # Where to put it:
 #   - A stage that compiles Rust goes in the `compile` lane (one cargo at a time: two would share
 #     2 cores and finish no sooner), after the stages it needs; a compile for another profile or
-#     with instrumentation (cargo fuzz) goes last there, after `lints`, marked --own-build (the
-#     compiled-once check leaves its log out).
+#     with instrumentation (the fuzz build) is marked --own-build (the compiled-once check leaves
+#     its log out) and may take a lane of its own (fuzz) to use the CPU the tests leave idle.
 #   - An install from a registry (pip, npm, apt, cargo install) is a setup stage in a `setup-*`
 #     lane (apt ones in setup-apt: apt-get holds a lock), named setup-NAME, through a part of
 #     scripts/setup.sh, so it runs while cargo compiles; the test stage waits for it (--after).
@@ -177,6 +177,10 @@ stage rust-tests --lane rust --after test-targets -- cargo test --locked --works
 # Every sandbox of the Python and Node end-to-end suites as a newer Keeper (about 20 s).
 stage e2e-newer-keeper --lane deploy --after binaries,setup-python-e2e,setup-node-e2e -- ./scripts/test-newer-keeper.sh
 stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deploy.sh
+# Fuzz smoke (issue 18): its own instrumented build (about 5 min of CPU on a clean machine, 1.4 GB
+# in target/fuzz), then each target's seeds and 6 s of new inputs. Beside the compile lane once the
+# binaries are built: the CPU the test lanes leave idle.
+stage fuzz-smoke --lane fuzz --after binaries --own-build -- ./scripts/test-fuzz.sh
 
 status=0
 run_stages "$@" || status=$?

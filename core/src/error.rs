@@ -1,6 +1,8 @@
 //! How a tool failure is shown to a model ([`ToolError`]): `[code] message`,
 //! one issue per line with its path, and a `next:` line (herald.md, Errors).
-//! Every tool error of every source is rendered here, by [`ToolError::render`].
+//! Every tool error of every source is rendered here, by [`ToolError::render`],
+//! within the output caps: an error is never longer than a successful answer
+//! could be, and never echoes a large argument back whole.
 //!
 //! ```text
 //! [validation-failed] parameters do not match the Operation
@@ -8,12 +10,18 @@
 //! next: fix the issues above (one per line, with its path), then call again
 //! ```
 
+use crate::config::OutputSettings;
 pub use crate::keeper::KeeperError;
 use crate::keeper::model::{Issue, Open, Problem, ProblemCode};
+use crate::render::caps;
 use crate::tool::RenderedOutput;
 
 /// The delay a transient error names when Keeper gave none, in seconds.
 pub const DEFAULT_RETRY_DELAY_S: u64 = 5;
+
+/// The longest issue path shown: a path names an argument or a field; a
+/// longer one echoes a key the caller sent.
+const MAX_PATH_CHARS: usize = 128;
 
 /// A tool failure, as the model sees it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -63,22 +71,50 @@ impl ToolError {
         self
     }
 
-    /// The text a model sees: `[code] message`, one issue per line with its
-    /// path (`  path: message`), then the `next:` line.
-    pub fn render(&self) -> String {
-        let mut out = format!("[{}] {}", self.code, one_line(&self.message));
+    /// The text a model sees, within the output caps: `[code] message`, as
+    /// many issue lines (`  path: message`) as fit in `caps.max_chars`, then
+    /// `  ... N more issues` when some did not, and always the `next:` line.
+    /// Each field (the message, an issue's path and message, the next action)
+    /// is at most `caps.max_value_chars` characters: a longer one, typically
+    /// an echoed argument, keeps its start and end around a marked cut, so
+    /// no input comes back whole, however large.
+    pub fn render(&self, caps: &OutputSettings) -> String {
+        let field = caps.max_value_chars;
+        let head = format!("[{}] {}", self.code, shown(&self.message, field));
+        let next = match &self.next {
+            Some(next) => shown(next, field),
+            None => shown(&self.default_next(), field),
+        };
+        let next = format!("next: {next}");
+        let mut out = head;
+        let mut used = out.chars().count() + 1 + next.chars().count();
+        let total = self.issues.len();
+        let mut kept = 0;
         for issue in &self.issues {
-            out.push_str(&format!(
+            let line = format!(
                 "\n  {}: {}",
-                one_line(&issue.path),
-                one_line(&issue.message)
-            ));
+                shown(&issue.path, field.min(MAX_PATH_CHARS)),
+                shown(&issue.message, field)
+            );
+            let len = line.chars().count();
+            let left = total - kept - 1;
+            let more = if left > 0 {
+                more_issues(left).chars().count()
+            } else {
+                0
+            };
+            if used + len + more > caps.max_chars {
+                break;
+            }
+            out.push_str(&line);
+            used += len;
+            kept += 1;
         }
-        out.push_str("\nnext: ");
-        match &self.next {
-            Some(next) => out.push_str(&one_line(next)),
-            None => out.push_str(&self.default_next()),
+        if kept < total {
+            out.push_str(&more_issues(total - kept));
         }
+        out.push('\n');
+        out.push_str(&next);
         out
     }
 
@@ -121,10 +157,11 @@ impl ToolError {
         }
     }
 
-    /// The tool result of this error (`is_error`, no structured content).
-    pub fn to_output(&self) -> RenderedOutput {
+    /// The tool result of this error (`is_error`, no structured content),
+    /// rendered within `caps` (see [`ToolError::render`]).
+    pub fn to_output(&self, caps: &OutputSettings) -> RenderedOutput {
         RenderedOutput {
-            text: self.render(),
+            text: self.render(caps),
             is_error: true,
             structured: None,
         }
@@ -146,6 +183,17 @@ pub fn unknown_code_next(status: Option<u16>, retry_after: Option<u64>) -> Strin
         ),
         _ => "do not repeat the same call: act on Keeper's message above (its code is newer than this Herald)".into(),
     }
+}
+
+/// The line that counts the issues left out.
+fn more_issues(n: usize) -> String {
+    format!("\n  ... {n} more issue{}", if n == 1 { "" } else { "s" })
+}
+
+/// A field as rendered: on one line, and at most `max_chars` characters
+/// (a longer one keeps its start and its end around a marked cut).
+fn shown(text: &str, max_chars: usize) -> String {
+    caps::cut_middle(&one_line(text), max_chars)
 }
 
 /// Keeps a rendered field on its line.

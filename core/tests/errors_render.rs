@@ -1,11 +1,17 @@
 //! How failures read: `[code] message`, one issue per line, `next:` from
 //! herald.md's table, for every problem code.
 
+use herald_core::config::{OutputSettings, Settings};
 use herald_core::error::{DEFAULT_RETRY_DELAY_S, KeeperError, ToolError};
 use herald_core::keeper::model::{Issue, Problem, ProblemCode};
 
 fn problem(code: ProblemCode, detail: &str) -> Problem {
     KeeperError::problem(code, detail, Vec::new())
+}
+
+/// The default output caps (12000 characters, 500 a value).
+fn caps() -> OutputSettings {
+    Settings::default().output
 }
 
 fn next_line(text: &str) -> &str {
@@ -18,7 +24,7 @@ fn next_line(text: &str) -> &str {
 #[test]
 fn every_code_renders_code_message_and_next() {
     for code in ProblemCode::ALL {
-        let text = ToolError::new(code, "something went wrong").render();
+        let text = ToolError::new(code, "something went wrong").render(&caps());
         assert!(
             text.starts_with(&format!("[{}] something went wrong\n", code.as_str())),
             "{text}"
@@ -35,13 +41,13 @@ fn stale_head_names_the_current_head() {
         "the branch moved since expected_head",
     );
     p.head = Some("f4d229169a37".into());
-    let text = ToolError::from(KeeperError::Problem(Box::new(p))).render();
+    let text = ToolError::from(KeeperError::Problem(Box::new(p))).render(&caps());
     assert_eq!(
         text,
         "[stale-head] the branch moved since expected_head\n\
          next: the branch head is now f4d229169a37; re-read what you are changing, then retry with expected_head: f4d229169a37"
     );
-    let without = ToolError::new(ProblemCode::StaleHead, "moved").render();
+    let without = ToolError::new(ProblemCode::StaleHead, "moved").render(&caps());
     assert!(
         next_line(&without).contains("lorebase_branches"),
         "{without}"
@@ -51,7 +57,7 @@ fn stale_head_names_the_current_head() {
 #[test]
 fn review_codes_say_to_open_a_proposal() {
     for code in [ProblemCode::ReviewRequired, ProblemCode::ProtectedBranch] {
-        let text = ToolError::new(code, "needs review").render();
+        let text = ToolError::new(code, "needs review").render(&caps());
         let next = next_line(&text);
         assert!(
             next.contains("task") && next.contains("intent") && next.contains("Proposal"),
@@ -63,7 +69,7 @@ fn review_codes_say_to_open_a_proposal() {
 #[test]
 fn branch_limit_codes_say_to_merge_or_use_another_task() {
     for code in [ProblemCode::AgentBranchLimit, ProblemCode::AlreadyExists] {
-        let text = ToolError::new(code, "too many").render();
+        let text = ToolError::new(code, "too many").render(&caps());
         assert_eq!(
             next_line(&text),
             "next: merge or close one of your Proposals, or use another task"
@@ -87,7 +93,7 @@ fn validation_failed_lists_issues_one_per_line() {
             message: "is required".into(),
         },
     ];
-    let text = ToolError::from(KeeperError::Problem(Box::new(p))).render();
+    let text = ToolError::from(KeeperError::Problem(Box::new(p))).render(&caps());
     assert_eq!(
         text,
         "[validation-failed] parameters do not match the Operation\n\
@@ -95,13 +101,13 @@ fn validation_failed_lists_issues_one_per_line() {
          \x20 parameters.reason: is required\n\
          next: fix the issues above (one per line, with its path), then call again"
     );
-    let bare = ToolError::new(ProblemCode::ValidationFailed, "bad").render();
+    let bare = ToolError::new(ProblemCode::ValidationFailed, "bad").render(&caps());
     assert!(next_line(&bare).contains("fix the arguments"), "{bare}");
 }
 
 #[test]
 fn not_found_points_at_search_and_schema() {
-    let text = ToolError::new(ProblemCode::NotFound, "no Record Supplier/S-9").render();
+    let text = ToolError::new(ProblemCode::NotFound, "no Record Supplier/S-9").render(&caps());
     assert_eq!(
         next_line(&text),
         "next: check refs with lorebase_search or lorebase_schema"
@@ -111,7 +117,7 @@ fn not_found_points_at_search_and_schema() {
 #[test]
 fn forbidden_and_unauthorized_say_not_to_retry() {
     for code in [ProblemCode::Forbidden, ProblemCode::Unauthorized] {
-        let text = ToolError::new(code, "no").render();
+        let text = ToolError::new(code, "no").render(&caps());
         assert!(next_line(&text).starts_with("next: do not retry"), "{text}");
     }
 }
@@ -125,9 +131,9 @@ fn transient_codes_give_the_delay_in_seconds() {
     ] {
         let mut p = problem(code, "busy");
         p.retry_after = Some(7);
-        let text = ToolError::from(p).render();
+        let text = ToolError::from(p).render(&caps());
         assert_eq!(next_line(&text), "next: retry after 7 s", "{text}");
-        let text = ToolError::new(code, "busy").render();
+        let text = ToolError::new(code, "busy").render(&caps());
         assert_eq!(
             next_line(&text),
             format!("next: retry after {DEFAULT_RETRY_DELAY_S} s")
@@ -139,7 +145,7 @@ fn transient_codes_give_the_delay_in_seconds() {
 fn next_overrides_the_default() {
     let text = ToolError::new(ProblemCode::NotFound, "no such tool option")
         .with_next("use format: text or json")
-        .render();
+        .render(&caps());
     assert_eq!(next_line(&text), "next: use format: text or json");
 }
 
@@ -151,7 +157,7 @@ fn keeper_errors_convert() {
     .into();
     assert_eq!(e.code, ProblemCode::KeeperUnavailable);
     assert!(
-        e.render()
+        e.render(&caps())
             .starts_with("[keeper-unavailable] cannot reach Keeper")
     );
 
@@ -165,7 +171,7 @@ fn keeper_errors_convert() {
     }
     .into();
     assert_eq!(e.code, ProblemCode::ValidationFailed);
-    let text = e.render();
+    let text = e.render(&caps());
     assert!(
         text.contains("POST /neighborhood") && text.contains("1024 bytes"),
         "{text}"
@@ -182,10 +188,95 @@ fn keeper_errors_convert() {
 fn fields_never_break_lines() {
     let e =
         ToolError::new(ProblemCode::ValidationFailed, "two\nlines").with_issue("a\nb", "c\r\nd");
-    let text = e.render();
+    let text = e.render(&caps());
     assert_eq!(text.lines().count(), 3, "{text}");
     assert!(
         text.starts_with("[validation-failed] two lines\n  a b: c d\n"),
         "{text}"
     );
+}
+
+/// Keeper's 422 with 300 issues: as many issue lines as fit in max_chars,
+/// then the count of the others, then the next line, the whole within the cap.
+#[test]
+fn issues_fill_max_chars_then_say_how_many_more() {
+    let mut e = ToolError::new(
+        ProblemCode::ValidationFailed,
+        "the parameters of update_supplier are not valid",
+    );
+    for i in 0..300 {
+        e = e.with_issue(
+            format!("parameters.p{i}"),
+            format!("update_supplier has no parameter p{i}"),
+        );
+    }
+    let caps = caps();
+    let text = e.render(&caps);
+    assert!(text.chars().count() <= caps.max_chars, "{}", text.len());
+    assert!(
+        text.chars().count() > caps.max_chars - 100,
+        "{}",
+        text.len()
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines
+        .iter()
+        .filter(|l| l.starts_with("  parameters.p"))
+        .count();
+    assert!(shown > 100 && shown < 300, "{shown}");
+    assert_eq!(
+        lines[lines.len() - 2],
+        format!("  ... {} more issues", 300 - shown)
+    );
+    next_line(&text);
+    // The issues kept are the first ones, in order.
+    assert_eq!(
+        lines[1],
+        "  parameters.p0: update_supplier has no parameter p0"
+    );
+
+    // A cap too small for any issue still gives the head, the count and next.
+    let tiny = OutputSettings {
+        max_chars: 10,
+        ..caps.clone()
+    };
+    let text = e.render(&tiny);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert_eq!(text.lines().nth(1), Some("  ... 300 more issues"));
+    next_line(&text);
+    // All issues fit: no count line.
+    let few = ToolError::new(ProblemCode::ValidationFailed, "bad")
+        .with_issue("a", "x")
+        .with_issue("b", "y");
+    assert!(!few.render(&caps).contains("more issue"));
+}
+
+/// A 1 MB value in any field comes back once, cut in the middle and marked,
+/// and a 1 MB path (an echoed key) shorter still.
+#[test]
+fn echoed_values_are_cut_and_marked() {
+    let big = "A".repeat(1_000_000);
+    let e = ToolError::new(ProblemCode::ValidationFailed, format!("bad {big}"))
+        .with_issue(
+            format!("parameters.{big}"),
+            format!("invalid type: string \"{big}\", expected a boolean"),
+        )
+        .with_next(format!("do not send {big}"));
+    let caps = caps();
+    let text = e.render(&caps);
+    assert!(text.len() < 4 * caps.max_value_chars, "{}", text.len());
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].starts_with("[validation-failed] bad AAAA"),
+        "{text}"
+    );
+    assert!(lines[0].contains("... [truncated: "), "{text}");
+    let (path, message) = lines[1].trim_start().split_once(" chars] ...").unwrap();
+    assert!(path.starts_with("parameters.AAAA"), "{path}");
+    assert!(path.chars().count() < 200, "{path}");
+    assert!(message.contains("invalid type: string \"AAAA"), "{message}");
+    assert!(message.contains("[truncated: "), "{message}");
+    assert!(message.ends_with("\", expected a boolean"), "{message}");
+    assert!(lines[2].starts_with("next: do not send AAA"), "{text}");
 }

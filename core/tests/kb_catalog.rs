@@ -3,7 +3,9 @@
 
 use crate::kb_support;
 
-use herald_core::kb::KbCatalog;
+use std::time::Duration;
+
+use herald_core::kb::{KbCatalog, KbError, KbOptions};
 use kb_support::{call, call_json, capture_logs, entry, open, write};
 use serde_json::{Value, json};
 
@@ -348,4 +350,83 @@ fn an_unreadable_catalog_fails_to_open() {
 /// An object's keys, in order.
 fn keys_of(v: &Value) -> Vec<&str> {
     v.as_object().unwrap().keys().map(String::as_str).collect()
+}
+
+/// `KbCatalog::start` returns before the index is built; calls made before
+/// it is ready are tool errors saying to retry; `ready` waits for it. An
+/// entry nesting its frontmatter 100,000 deep is skipped at once.
+#[test]
+fn a_catalog_started_in_the_background_answers_once_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..3000 {
+        write(
+            dir.path(),
+            &format!("f{}/n{i}.md", i % 30),
+            &entry(&format!("title: Disk note {i}"), "disk pressure"),
+        );
+    }
+    let n = 100_000;
+    write(
+        dir.path(),
+        "deep.md",
+        &entry(&format!("tags: {}{}", "[".repeat(n), "]".repeat(n)), "x"),
+    );
+    let options = KbOptions {
+        watch: false,
+        ..KbOptions::default()
+    };
+    let runtime = herald_core::runtime::multi_thread("kb-test", Some(1)).unwrap();
+    let started = std::time::Instant::now();
+    let catalog = KbCatalog::start(dir.path(), options).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    if !catalog.is_ready() {
+        let early = call(&catalog, "kb_search", json!({"query": "disk"}));
+        assert!(early.is_error);
+        assert!(
+            early
+                .text
+                .starts_with("[keeper-unavailable] the knowledge base is still being indexed"),
+            "{}",
+            early.text
+        );
+        assert!(
+            early
+                .text
+                .ends_with("indexed in the background from startup"),
+            "{}",
+            early.text
+        );
+        let not_yet = runtime.block_on(catalog.ready(Duration::ZERO));
+        assert!(
+            matches!(not_yet, Err(KbError::Indexing { .. }) | Ok(())),
+            "{not_yet:?}"
+        );
+    }
+    runtime
+        .block_on(catalog.ready(Duration::from_secs(60)))
+        .expect("indexed");
+    assert_eq!(catalog.len(), 3000);
+    let skipped = catalog.skipped();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(
+        skipped[0].reason,
+        "frontmatter nests collections more than 32 deep (line 1)"
+    );
+    assert_eq!(
+        call_json(&catalog, "kb_search", json!({"query": "disk", "k": 2}))["hits"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // A folder that cannot be read still fails at once.
+    let error = KbCatalog::start(&dir.path().join("missing"), options).unwrap_err();
+    assert!(
+        error.to_string().starts_with("cannot read the KB catalog"),
+        "{error}"
+    );
 }

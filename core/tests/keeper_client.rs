@@ -34,7 +34,7 @@ fn s1001() -> RecordRef {
 }
 
 fn rendered(e: KeeperError) -> String {
-    ToolError::from(e).render()
+    ToolError::from(e).render(&herald_core::config::Settings::default().output)
 }
 
 fn params(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {

@@ -43,7 +43,7 @@ async fn answers_over_the_bound_are_refused() {
         matches!(e, KeeperError::TooLarge { limit: 1024, .. }),
         "{e:?}"
     );
-    let text = ToolError::from(e).render();
+    let text = ToolError::from(e).render(&herald_core::config::Settings::default().output);
     assert!(
         text.starts_with(
             "[validation-failed] Keeper's answer to GET /schema is larger than the 1024 bytes"

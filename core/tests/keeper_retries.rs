@@ -102,7 +102,8 @@ async fn retries_stop_at_max_retries() {
     let k = client(sb.url(), 2, 0);
     sb.inject(Fault::status(503).retry_after(2).times(5));
     let before = sb.request_count();
-    let text = ToolError::from(read(&k).await.unwrap_err()).render();
+    let text = ToolError::from(read(&k).await.unwrap_err())
+        .render(&herald_core::config::Settings::default().output);
     assert_eq!(sb.request_count() - before, 3, "one call and two resends");
     assert!(text.starts_with("[keeper-unavailable] "), "{text}");
     assert!(text.ends_with("next: retry after 2 s"), "{text}");
@@ -230,7 +231,7 @@ async fn connection_refused_is_keeper_unavailable_after_the_retries() {
     let (log, _guard) = Captured::start();
     let e = read(&k).await.unwrap_err();
     assert!(matches!(e, KeeperError::Unavailable(_)), "{e:?}");
-    let text = ToolError::from(e).render();
+    let text = ToolError::from(e).render(&herald_core::config::Settings::default().output);
     assert!(
         text.starts_with(&format!(
             "[keeper-unavailable] cannot reach Keeper at http://127.0.0.1:{port}: cannot connect"
@@ -244,4 +245,29 @@ async fn connection_refused_is_keeper_unavailable_after_the_retries() {
     let k = client(format!("http://127.0.0.1:{port}"), 0, 0);
     let text = read(&k).await.unwrap_err().to_string();
     assert!(text.contains("(1 attempt)"), "{text}");
+}
+
+#[tokio::test]
+async fn a_keeper_slower_than_timeout_s_is_keeper_unavailable_in_time() {
+    let sb = sandbox().await;
+    let k = KeeperClient::new(&KeeperSettings {
+        base_url: sb.url(),
+        max_retries: 0,
+        timeout_s: 1,
+        ..Settings::default().keeper
+    })
+    .unwrap();
+    sb.inject(Fault::delay(Duration::from_secs(5)).times(1));
+    let started = Instant::now();
+    let e = read(&k).await.unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(4),
+        "waited {took:?} for a 1 s timeout"
+    );
+    assert!(matches!(e, KeeperError::Unavailable(_)), "{e:?}");
+    let text = ToolError::from(e).render(&Settings::default().output);
+    assert!(text.starts_with("[keeper-unavailable] "), "{text}");
+    assert!(text.contains("no answer within 1 s"), "{text}");
+    assert!(text.lines().last().unwrap().starts_with("next: "), "{text}");
 }

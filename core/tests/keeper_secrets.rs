@@ -45,7 +45,7 @@ async fn keys_never_reach_logs_or_errors() {
     let mut seen = vec![format!("{settings:?}"), format!("{k:?}")];
     let mut record = |e: herald_core::error::KeeperError| {
         seen.push(format!("{e} {e:?}"));
-        seen.push(ToolError::from(e).render());
+        seen.push(ToolError::from(e).render(&herald_core::config::Settings::default().output));
     };
     let s1001: RecordRef = "Supplier/S-1001".parse().unwrap();
     let rp = RecordParams::default();

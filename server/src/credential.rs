@@ -5,7 +5,7 @@
 
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header::AUTHORIZATION};
-use herald_core::config::Secret;
+use herald_core::config::{OutputSettings, Secret};
 use herald_core::error::ToolError;
 use herald_core::keeper::Credential;
 use herald_core::keeper::model::ProblemCode;
@@ -38,8 +38,9 @@ pub enum CredentialError {
 }
 
 impl CredentialError {
-    /// The tool error a model sees (`[unauthorized] ...`, do not retry).
-    pub fn to_output(self) -> RenderedOutput {
+    /// The tool error a model sees (`[unauthorized] ...`, do not retry),
+    /// within the output caps.
+    pub fn to_output(self, caps: &OutputSettings) -> RenderedOutput {
         ToolError {
             code: ProblemCode::Unauthorized.into(),
             message: self.to_string(),
@@ -48,7 +49,7 @@ impl CredentialError {
             retry_after: None,
             next: None,
         }
-        .to_output()
+        .to_output(caps)
     }
 }
 

@@ -20,7 +20,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::credential::CallerAuth;
 use crate::served_tools::{ServedTools, to_mcp_tool};
-use crate::{completion, prompt, resources};
+use crate::{completion, malformed_params, prompt, resources};
 
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "lorebase-herald";
@@ -299,7 +299,8 @@ impl ServerHandler for HeraldServer {
             Err(e) => {
                 let code = ProblemCode::Unauthorized.as_str();
                 toolbox.record_refused(name, code, None, arguments, &origin);
-                return Ok(to_call_result(e.to_output()).into());
+                let caps = &toolbox.settings().output;
+                return Ok(to_call_result(e.to_output(caps)).into());
             }
         };
         let arguments = request.arguments.unwrap_or_default();
@@ -395,6 +396,30 @@ impl ServerHandler for HeraldServer {
         self.require_lorebase::<rmcp::model::CompleteRequestMethod>()?;
         let credential = self.inner.auth.credential(&context.extensions).ok();
         Ok(completion::complete(&self.inner.reads, &request, credential.as_ref()).await)
+    }
+
+    /// A request rmcp could not parse: invalid params (-32602) for a method
+    /// Herald serves whose params have the wrong shape, method not found
+    /// (-32601) for any other.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, McpError> {
+        let method = request.method.as_str();
+        if let Some(e) = malformed_params::invalid_params(method, request.params.as_ref()) {
+            tracing::debug!(
+                method,
+                "refused a request whose params do not fit its method"
+            );
+            return Err(e);
+        }
+        let shown: String = method.chars().take(100).collect();
+        Err(McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            shown,
+            None,
+        ))
     }
 
     #[allow(deprecated)]

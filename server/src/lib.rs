@@ -15,6 +15,7 @@
 //! - [`app`]: settings, the toolbox, the served tools, serving them;
 //! - [`handler`]: the MCP handler (tools, resources, prompt, completion);
 //! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
+//!   [`malformed_params`]: a served method's params of the wrong shape (-32602);
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
 //!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
 //!   [`http_conn`]: each connection's time limits, the connection limit and
@@ -46,6 +47,7 @@ pub mod http_metrics;
 pub mod http_routing_headers;
 pub mod http_tool_headers;
 pub mod logging;
+pub mod malformed_params;
 pub mod prompt;
 pub mod readiness;
 pub mod remote_refresh;
@@ -149,13 +151,18 @@ async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
         Some(Command::Tools { format }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
             herald.discover_remote().await;
-            commands::print_tools(&herald, *format)?;
-            Ok(0)
+            let printed = commands::print_tools(&herald, *format);
+            herald.toolbox.close_remote().await;
+            printed.map(|()| 0)
         }
         Some(Command::Call { tool, json }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
             herald.discover_remote().await;
-            commands::call(&herald, tool, json.as_deref()).await
+            let called = commands::call(&herald, tool, json.as_deref()).await;
+            // Before the runtime stops: a session task cancelled while it
+            // closes its transport logs an error after a successful call.
+            herald.toolbox.close_remote().await;
+            called
         }
         Some(Command::Health { url }) => {
             let target = match url {
@@ -167,8 +174,9 @@ async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
             let shutdown = Shutdown::on_signals();
-            app::serve_discovering(&herald, shutdown, !cli.kb_only()).await?;
-            Ok(0)
+            let served = app::serve_discovering(&herald, shutdown, !cli.kb_only()).await;
+            herald.toolbox.close_remote().await;
+            served.map(|()| 0)
         }
     }
 }

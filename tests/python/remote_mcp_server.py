@@ -2,17 +2,20 @@
 official Python SDK (mcp 2.x, ``MCPServer``) and served over Streamable HTTP
 on a loopback port.
 
-    python remote_mcp_server.py [--port N] [--token-env VAR]
+    python remote_mcp_server.py [--port N] [--token-env VAR] [--sessions] [--slow-delete-ms N]
 
 Prints ``REMOTE_MCP_READY {"url": ...}`` on stdout once it listens. With
 ``--token-env VAR``, every request must carry ``Authorization: Bearer <$VAR>``
 (401 otherwise). Tools: ``add`` (read-only), ``shout``, ``hidden`` (for
-allowlist tests) and ``explode`` (raises).
+allowlist tests) and ``explode`` (raises). With ``--sessions`` it keeps MCP
+sessions (``Mcp-Session-Id``; a client closes its session with a DELETE);
+``--slow-delete-ms N`` answers each DELETE N ms late.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import socket
@@ -61,13 +64,30 @@ class RequireBearer:
         await self.app(scope, receive, send)
 
 
+class SlowDelete:
+    """ASGI middleware: answers DELETE (a client closing its session) late."""
+
+    def __init__(self, app, delay_s: float) -> None:
+        self.app = app
+        self.delay_s = delay_s
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "DELETE":
+            await asyncio.sleep(self.delay_s)
+        await self.app(scope, receive, send)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token-env")
+    parser.add_argument("--sessions", action="store_true")
+    parser.add_argument("--slow-delete-ms", type=int, default=0)
     args = parser.parse_args()
 
-    app = mcp.streamable_http_app(json_response=True, stateless_http=True)
+    app = mcp.streamable_http_app(json_response=True, stateless_http=not args.sessions)
+    if args.slow_delete_ms:
+        app = SlowDelete(app, args.slow_delete_ms / 1000)
     if args.token_env:
         app = RequireBearer(app, os.environ[args.token_env])
 

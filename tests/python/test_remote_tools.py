@@ -34,8 +34,13 @@ class Remote:
     proc: subprocess.Popen
 
 
-def start_remote(port: int = 0, token_env: str | None = None, env: dict[str, str] | None = None) -> Remote:
-    cmd = [sys.executable, str(HERE / "remote_mcp_server.py"), "--port", str(port)]
+def start_remote(
+    port: int = 0,
+    token_env: str | None = None,
+    env: dict[str, str] | None = None,
+    args: list[str] | None = None,
+) -> Remote:
+    cmd = [sys.executable, str(HERE / "remote_mcp_server.py"), "--port", str(port), *(args or [])]
     if token_env:
         cmd += ["--token-env", token_env]
     proc = subprocess.Popen(
@@ -204,3 +209,34 @@ async def test_a_server_that_comes_up_later_joins_on_sighup(binaries, sandbox, h
         assert herald.proc.poll() is None  # SIGHUP re-discovers, it does not stop Herald
     finally:
         stop(late.proc)
+
+
+def test_a_one_shot_call_closes_its_remote_session_before_exiting(binaries, sandbox):
+    """`lorebase-herald call` to a remote tool: the session is closed (its
+    DELETE answered, here 300 ms late) before the process ends, and a
+    successful call logs no error (before: `ERROR rmcp::service: fail to
+    close sink ... task 3 was cancelled`, the session left open)."""
+    remote = start_remote(args=["--sessions", "--slow-delete-ms", "300"])
+    try:
+        env = clean_env(
+            {
+                "LOREBASE_URL": sandbox.url,
+                "LOREBASE_DOMAIN": "supply",
+                "RUST_LOG": "info,rmcp=info",
+                **servers_env([{"name": "py", "url": remote.url}]),
+            }
+        )
+        for _ in range(3):
+            done = subprocess.run(
+                [binaries["herald"], "call", "py__add", '{"a": 2, "b": 40}'],
+                capture_output=True,
+                env=env,
+                timeout=60,
+            )
+            stderr = done.stderr.decode(errors="replace")
+            assert done.returncode == 0, stderr
+            assert done.stdout.decode().strip() == "42"
+            assert "ERROR" not in stderr and "WARN" not in stderr, stderr
+            assert "delete session success" in stderr, stderr
+    finally:
+        stop(remote.proc)

@@ -17,7 +17,7 @@ pub(crate) const SECTIONS: [&str; 10] = [
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 51] = [
+pub const KEYS: [&str; 52] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -54,6 +54,7 @@ pub const KEYS: [&str; 51] = [
     "output.schemas",
     "changes.max_pages",
     "kb.dir",
+    "kb.index_wait_s",
     "tools.read_only",
     "tools.allow",
     "tools.deny",
@@ -320,6 +321,7 @@ pub(crate) fn apply(
         "output.schemas" => o.schemas = f.bool()?,
         "changes.max_pages" => settings.changes.max_pages = f.int(1, 10_000)? as u32,
         "kb.dir" => settings.kb.dir = f.optional_string()?.map(PathBuf::from),
+        "kb.index_wait_s" => settings.kb.index_wait_s = f.int(0, 3600)?,
         "tools.read_only" => settings.tools.read_only = f.bool()?,
         "tools.allow" => settings.tools.allow = f.optional_list()?,
         "tools.deny" => settings.tools.deny = f.list()?,

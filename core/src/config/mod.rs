@@ -237,10 +237,23 @@ pub struct ChangesSettings {
 }
 
 /// The knowledge-base catalog.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct KbSettings {
     /// The catalog directory; none means no KB tools.
     pub dir: Option<PathBuf>,
+    /// Seconds a KB tool called while the catalog is first indexed (in the
+    /// background, from startup) waits for the index before it answers a
+    /// tool error saying to retry, default 10.
+    pub index_wait_s: u64,
+}
+
+impl Default for KbSettings {
+    fn default() -> Self {
+        Self {
+            dir: None,
+            index_wait_s: 10,
+        }
+    }
 }
 
 /// Which tools are served (beyond the seed: read-only mode, allow and deny lists).

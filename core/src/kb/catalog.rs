@@ -240,7 +240,7 @@ impl CatalogState {
         Ok(())
     }
 
-    fn snapshot(&self) -> Result<Snapshot, KbError> {
+    pub(crate) fn snapshot(&self) -> Result<Snapshot, KbError> {
         let mut by_path = HashMap::with_capacity(self.indexed.len());
         let mut by_id = HashMap::with_capacity(self.indexed.len());
         for (path, indexed) in &self.indexed {

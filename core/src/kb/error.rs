@@ -14,4 +14,11 @@ pub enum KbError {
     /// The index failed (building, updating or searching it).
     #[error("KB index error: {0}")]
     Index(String),
+    /// The first index is still being built (in the background, since
+    /// startup).
+    #[error("the knowledge base is still being indexed (for {seconds} s)")]
+    Indexing {
+        /// For how long it has been.
+        seconds: u64,
+    },
 }

@@ -3,6 +3,7 @@
 //! in `tools::kb`, their renderings in `render::kb`.
 //!
 //! - [`entry`]: one entry (frontmatter fields and body) and why a file is not one.
+//! - `yaml_depth`: a frontmatter's nesting, bounded before it is parsed.
 //! - `walk`: which files of the folder are entries.
 //! - `tokenizer`: the analyzer that keeps identifiers findable (`stem`: plain
 //!   words stemmed).
@@ -29,6 +30,7 @@ mod stem;
 mod tokenizer;
 mod walk;
 mod watch;
+mod yaml_depth;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -50,10 +52,12 @@ pub fn analyzer() -> TextAnalyzer {
 }
 
 use catalog::CatalogState;
-use shared::Shared;
+use shared::{FirstIndex, Shared};
 
 /// An indexed catalog of markdown entries. Cheap to clone (clones share the
 /// index and the watcher; the watcher stops when the last clone is dropped).
+/// [`KbCatalog::open`] indexes before it returns; [`KbCatalog::start`]
+/// indexes in the background (see [`KbCatalog::ready`]).
 #[derive(Clone)]
 pub struct KbCatalog {
     inner: Arc<Inner>,
@@ -61,7 +65,8 @@ pub struct KbCatalog {
 
 struct Inner {
     shared: Arc<Shared>,
-    _watcher: Option<watch::CatalogWatcher>,
+    /// Set once the first index is built (and `KbOptions::watch`).
+    watcher: Mutex<Option<watch::CatalogWatcher>>,
 }
 
 /// What `/metrics` reports of a catalog.
@@ -105,7 +110,16 @@ impl std::fmt::Debug for KbCatalog {
             .field("dir", &self.inner.shared.dir)
             .field("entries", &snapshot.by_path.len())
             .field("generation", &snapshot.generation)
-            .field("watching", &self.inner._watcher.is_some())
+            .field(
+                "watching",
+                &self
+                    .inner
+                    .watcher
+                    .lock()
+                    .map(|w| w.is_some())
+                    .unwrap_or(false),
+            )
+            .field("ready", &self.is_ready())
             .finish()
     }
 }
@@ -116,10 +130,40 @@ impl KbCatalog {
         Self::open_with(dir, KbOptions::default())
     }
 
-    /// Indexes the catalog at `dir` with `options`. Fails when `dir` is not a
-    /// readable directory; a watcher that cannot start is logged and the
-    /// catalog is served without re-indexing.
+    /// Indexes the catalog at `dir` with `options`, and returns once the
+    /// index is built. Fails when `dir` is not a readable directory; a
+    /// watcher that cannot start is logged and the catalog is served without
+    /// re-indexing.
     pub fn open_with(dir: &Path, options: KbOptions) -> Result<Self, KbError> {
+        let catalog = Self::unindexed(dir, options)?;
+        catalog.inner.shared.reload(&HashSet::new())?;
+        catalog.watch(options);
+        Ok(catalog)
+    }
+
+    /// Opens the catalog at `dir` and returns at once: the first index is
+    /// built on a thread of its own (then the folder is watched), so a large
+    /// or slow catalog never holds back what starts it (the MCP handshake).
+    /// Until it is built, the catalog has no entries and
+    /// [`KbCatalog::ready`] waits for it. Fails only when `dir` is not a
+    /// readable directory.
+    pub fn start(dir: &Path, options: KbOptions) -> Result<Self, KbError> {
+        let catalog = Self::unindexed(dir, options)?;
+        let building = catalog.clone();
+        std::thread::Builder::new()
+            .name("kb-index".into())
+            .spawn(move || {
+                if let Err(e) = building.inner.shared.reload(&HashSet::new()) {
+                    tracing::error!("KB: cannot index {}: {e}", building.dir().display());
+                }
+                building.watch(options);
+            })
+            .map_err(|e| KbError::Index(format!("cannot start the indexing thread: {e}")))?;
+        Ok(catalog)
+    }
+
+    /// The catalog at `dir` with an empty index, not yet watched.
+    fn unindexed(dir: &Path, options: KbOptions) -> Result<Self, KbError> {
         let unreadable = |reason: String| KbError::Unreadable {
             path: dir.display().to_string(),
             reason,
@@ -128,42 +172,79 @@ impl KbCatalog {
         if !root.is_dir() {
             return Err(unreadable("not a directory".into()));
         }
-        let mut state = CatalogState::new(&root)?;
-        let (_, snapshot) = state.rescan(&HashSet::new())?;
-        let snapshot =
-            snapshot.ok_or_else(|| KbError::Index("the first scan built no index".into()))?;
-        if snapshot.by_path.is_empty() {
-            tracing::warn!("KB: no entries in {}", root.display());
-        }
+        std::fs::read_dir(&root).map_err(|e| unreadable(e.to_string()))?;
+        let state = CatalogState::new(&root)?;
+        let empty = state.snapshot()?;
+        let (first_index, _) =
+            tokio::sync::watch::channel(FirstIndex::Running(std::time::Instant::now()));
         let shared = Arc::new(Shared {
-            dir: root.clone(),
+            dir: root,
             boosts: options.boosts,
             analyzer: tokenizer::analyzer(),
-            snapshot: RwLock::new(Arc::new(snapshot)),
+            snapshot: RwLock::new(Arc::new(empty)),
             state: Mutex::new(state),
             reloads: Default::default(),
+            first_index,
         });
-        shared.reloads.loaded();
-        let watcher = if options.watch {
-            match watch::start(&root, Arc::downgrade(&shared), options.debounce) {
-                Ok(watcher) => Some(watcher),
-                Err(e) => {
-                    tracing::warn!(
-                        "KB: cannot watch {}, changes need a restart: {e}",
-                        root.display()
-                    );
-                    None
-                }
-            }
-        } else {
-            None
-        };
         Ok(Self {
             inner: Arc::new(Inner {
                 shared,
-                _watcher: watcher,
+                watcher: Mutex::new(None),
             }),
         })
+    }
+
+    /// Starts watching the folder when `options.watch` (after the first
+    /// index, so its events are not a second scan).
+    fn watch(&self, options: KbOptions) {
+        let shared = &self.inner.shared;
+        if shared.current().by_path.is_empty() {
+            tracing::warn!("KB: no entries in {}", shared.dir.display());
+        }
+        if !options.watch {
+            return;
+        }
+        match watch::start(&shared.dir, Arc::downgrade(shared), options.debounce) {
+            Ok(watcher) => {
+                *self
+                    .inner
+                    .watcher
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(watcher);
+            }
+            Err(e) => tracing::warn!(
+                "KB: cannot watch {}, changes need a restart: {e}",
+                shared.dir.display()
+            ),
+        }
+    }
+
+    /// Whether the first index is built (searches find what it holds).
+    pub fn is_ready(&self) -> bool {
+        matches!(*self.inner.shared.first_index.borrow(), FirstIndex::Done)
+    }
+
+    /// Waits at most `wait` for the first index: `Ok` once it is built,
+    /// [`KbError::Indexing`] while it is still being built after `wait`,
+    /// [`KbError::Index`] when it failed (and no re-index has succeeded).
+    pub async fn ready(&self, wait: Duration) -> Result<(), KbError> {
+        let mut first = self.inner.shared.first_index.subscribe();
+        let outcome = tokio::time::timeout(
+            wait,
+            first.wait_for(|f| !matches!(f, FirstIndex::Running(_))),
+        )
+        .await;
+        let state = match outcome {
+            Ok(Ok(state)) => state.clone(),
+            _ => self.inner.shared.first_index.borrow().clone(),
+        };
+        match state {
+            FirstIndex::Done => Ok(()),
+            FirstIndex::Failed(reason) => Err(KbError::Index(reason)),
+            FirstIndex::Running(since) => Err(KbError::Indexing {
+                seconds: since.elapsed().as_secs(),
+            }),
+        }
     }
 
     /// The catalog directory (canonical).

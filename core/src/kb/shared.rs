@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tantivy::tokenizer::TextAnalyzer;
@@ -21,6 +22,8 @@ pub(crate) struct Shared {
     pub(super) snapshot: RwLock<Arc<Snapshot>>,
     pub(super) state: Mutex<CatalogState>,
     pub(super) reloads: ReloadStats,
+    /// Where the first index stands (searches wait for it).
+    pub(super) first_index: tokio::sync::watch::Sender<FirstIndex>,
 }
 
 /// When the catalog was last (re)indexed, and how many re-indexes failed
@@ -52,6 +55,17 @@ impl ReloadStats {
     }
 }
 
+/// Where the first index of a catalog stands.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FirstIndex {
+    /// Being built, since then.
+    Running(Instant),
+    /// Built: searches read it (and the re-indexes after it).
+    Done,
+    /// It failed, for this reason; a later re-index that succeeds serves.
+    Failed(String),
+}
+
 impl Shared {
     pub(super) fn current(&self) -> Arc<Snapshot> {
         self.snapshot
@@ -66,9 +80,20 @@ impl Shared {
             .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (changes, snapshot) = state.rescan(forced).inspect_err(|_| {
-            self.reloads.failures.fetch_add(1, Ordering::Relaxed);
-        })?;
+        let (changes, snapshot) = match state.rescan(forced) {
+            Ok(rescanned) => rescanned,
+            Err(e) => {
+                self.reloads.failures.fetch_add(1, Ordering::Relaxed);
+                self.first_index.send_if_modified(|first| {
+                    let failed = !matches!(first, FirstIndex::Done);
+                    if failed {
+                        *first = FirstIndex::Failed(e.to_string());
+                    }
+                    failed
+                });
+                return Err(e);
+            }
+        };
         self.reloads.loaded();
         if let Some(snapshot) = snapshot {
             *self
@@ -76,6 +101,9 @@ impl Shared {
                 .write()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(snapshot);
         }
+        self.first_index.send_if_modified(|first| {
+            !matches!(std::mem::replace(first, FirstIndex::Done), FirstIndex::Done)
+        });
         Ok(changes)
     }
 }

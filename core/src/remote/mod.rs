@@ -85,6 +85,9 @@ pub struct ServerSummary {
     pub warnings: Vec<String>,
 }
 
+/// Longest wait for one remote session to close ([`RemoteTools::close`]).
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// The remote servers and their discovered tools. Cheap to clone (shared).
 #[derive(Clone)]
 pub struct RemoteTools {
@@ -163,6 +166,29 @@ impl RemoteTools {
     /// Whether no server is configured.
     pub fn is_empty(&self) -> bool {
         self.inner.servers.is_empty()
+    }
+
+    /// Closes the open sessions, all at once, each within [`CLOSE_TIMEOUT`],
+    /// and waits for their tasks to end: what a process does before its
+    /// runtime stops, so no session task is cancelled halfway through closing
+    /// its transport (rmcp logs that as an error). A session still used by a
+    /// call is left to close when the call drops it. A later call opens a
+    /// new session.
+    pub async fn close(&self) {
+        let sessions: Vec<Arc<Session>> = self
+            .inner
+            .servers
+            .iter()
+            .filter_map(|server| server.write().session.take())
+            .collect();
+        let closing = sessions.into_iter().map(|session| async move {
+            if let Ok(mut session) = Arc::try_unwrap(session)
+                && let Ok(None) = session.close_with_timeout(CLOSE_TIMEOUT).await
+            {
+                tracing::debug!("a remote MCP session did not close within {CLOSE_TIMEOUT:?}");
+            }
+        });
+        futures::future::join_all(closing).await;
     }
 
     /// Asks every server for its tools, all at once, each bounded by

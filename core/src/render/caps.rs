@@ -78,6 +78,31 @@ pub fn cut_value(s: &str, max_chars: usize) -> String {
     format!("{kept}... [truncated: {} more chars]", total - max_chars)
 }
 
+/// Cuts one field of an error to about `max_chars` characters, keeping its
+/// start and its end (where an echoed value is followed by what was
+/// expected): `abc... [truncated: 120 chars] ...xyz`. The kept characters
+/// never exceed `max_chars`; the marker is added to them.
+pub fn cut_middle(s: &str, max_chars: usize) -> String {
+    let total = s.chars().count();
+    if total <= max_chars {
+        return s.to_string();
+    }
+    let tail = max_chars / 4;
+    let head = max_chars - tail;
+    let start = prefix_chars(s, head);
+    let end_at = s
+        .char_indices()
+        .nth(total - tail)
+        .map_or(s.len(), |(i, _)| i);
+    let end = &s[end_at..];
+    let omitted = total - head - tail;
+    if end.is_empty() {
+        format!("{start}... [truncated: {omitted} chars]")
+    } else {
+        format!("{start}... [truncated: {omitted} chars] ...{end}")
+    }
+}
+
 /// Cuts a whole text output to at most `max_chars` characters (marker
 /// included, as long as `max_chars` leaves room for it), preferring to cut at a
 /// line end, and says how much was left out.
@@ -413,6 +438,21 @@ mod tests {
         assert_eq!(cut_value("żółć", 10), "żółć");
         assert_eq!(cut_value("żółćżółć", 3), "żół... [truncated: 5 more chars]");
         assert_eq!(cut_value("🦀🦀🦀", 1), "🦀... [truncated: 2 more chars]");
+    }
+
+    #[test]
+    fn fields_keep_their_start_and_end() {
+        assert_eq!(cut_middle("short", 10), "short");
+        let long = format!("got \"{}\", expected a boolean", "A".repeat(1000));
+        let out = cut_middle(&long, 100);
+        assert!(out.starts_with("got \"AAAA"), "{out}");
+        assert!(out.ends_with("A\", expected a boolean"), "{out}");
+        assert!(out.contains("... [truncated: 926 chars] ..."), "{out}");
+        assert_eq!(
+            cut_middle("żółćżółć", 4),
+            "żół... [truncated: 4 chars] ...ć"
+        );
+        assert_eq!(cut_middle("abcdef", 3), "abc... [truncated: 3 chars]");
     }
 
     #[test]

@@ -5,12 +5,14 @@
 //! are built as JSON by [`crate::render::kb`] (no wire type to derive a schema
 //! from), so their schemas are written here, beside the parsers they describe.
 
+use std::time::Duration;
+
 use serde_json::{Map, Value, json};
 
 use super::source::ToolSource;
 use crate::config::OutputSettings;
 use crate::error::ToolError;
-use crate::kb::KbCatalog;
+use crate::kb::{KbCatalog, KbError};
 use crate::keeper::Credential;
 use crate::keeper::model::{Issue, ProblemCode};
 use crate::render::{self, OutputFormat, caps, finish};
@@ -28,6 +30,8 @@ pub const DEFAULT_K: usize = 5;
 pub const MAX_K: usize = 20;
 /// Longest path echoed back in a not-found message.
 const MAX_ECHOED_PATH: usize = 200;
+/// The retry delay a call made while the catalog is being indexed names.
+const INDEX_RETRY_S: u32 = 5;
 
 const READ_ONLY: ToolAnnotations = ToolAnnotations::reads_or_writes(false);
 
@@ -132,12 +136,23 @@ pub fn definitions() -> Vec<ToolDefinition> {
 pub(crate) struct KbTools {
     catalog: Option<KbCatalog>,
     caps: OutputSettings,
+    /// How long a call waits for the first index (`kb.index_wait_s`).
+    index_wait: Duration,
 }
 
 impl KbTools {
-    /// The tools over `catalog` (none without one), under `caps`.
-    pub(crate) fn new(catalog: Option<KbCatalog>, caps: OutputSettings) -> Self {
-        Self { catalog, caps }
+    /// The tools over `catalog` (none without one), under `caps`; a call
+    /// waits at most `index_wait` for the catalog's first index.
+    pub(crate) fn new(
+        catalog: Option<KbCatalog>,
+        caps: OutputSettings,
+        index_wait: Duration,
+    ) -> Self {
+        Self {
+            catalog,
+            caps,
+            index_wait,
+        }
     }
 
     /// The open catalog.
@@ -169,23 +184,39 @@ impl ToolSource for KbTools {
         arguments: Map<String, Value>,
         _credential: &Credential,
     ) -> Option<RenderedOutput> {
-        call(self.catalog.as_ref()?, name, &arguments, &self.caps)
+        let catalog = self.catalog.as_ref()?;
+        if !self.owns(name) {
+            return None;
+        }
+        if let Err(e) = catalog.ready(self.index_wait).await {
+            return Some(not_ready(&e).to_output(&self.caps));
+        }
+        call(catalog, name, &arguments, &self.caps)
     }
 }
 
-/// Runs `name` when it is a KB tool (`None` otherwise).
+/// Runs `name` when it is a KB tool (`None` otherwise). Before the
+/// catalog's first index is built (see [`KbCatalog::start`]), the call is
+/// a tool error saying to retry.
 pub fn call(
     catalog: &KbCatalog,
     name: &str,
     arguments: &Map<String, Value>,
     caps: &OutputSettings,
 ) -> Option<RenderedOutput> {
+    if !NAMES.contains(&name) {
+        return None;
+    }
+    if !catalog.is_ready() {
+        let e = KbError::Indexing { seconds: 0 };
+        return Some(not_ready(&e).to_output(caps));
+    }
     let output = match name {
         KB_SEARCH => search(catalog, arguments, caps),
         KB_GET => get(catalog, arguments, caps),
         _ => return None,
     };
-    Some(output.unwrap_or_else(|e| e.to_output()))
+    Some(output.unwrap_or_else(|e| e.to_output(caps)))
 }
 
 fn search(
@@ -231,6 +262,25 @@ fn get(
         || render::kb::entry_json(&entry),
         &entry_caps,
     ))
+}
+
+/// The error of a call made before the first index is built, or after it
+/// failed: transient, retry.
+pub fn not_ready(e: &KbError) -> ToolError {
+    let next = match e {
+        KbError::Indexing { .. } => format!(
+            "retry after {INDEX_RETRY_S} s: the knowledge base is indexed in the background from startup"
+        ),
+        _ => "check Herald's log; the catalog is indexed again when its folder changes".into(),
+    };
+    ToolError {
+        code: ProblemCode::KeeperUnavailable.into(),
+        message: e.to_string(),
+        issues: Vec::new(),
+        head: None,
+        retry_after: Some(INDEX_RETRY_S),
+        next: Some(next),
+    }
 }
 
 /// The error of an unknown `kb_get` path.

@@ -32,7 +32,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::config::Settings;
-use crate::kb::{KbCatalog, KbError};
+use crate::kb::{KbCatalog, KbError, KbOptions};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
 use crate::remote::{NAME_SEPARATOR, RemoteError, RemoteTools, ServerSummary};
 use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
@@ -100,7 +100,8 @@ impl fmt::Debug for Toolbox {
 
 impl Toolbox {
     /// Builds the toolbox from resolved settings: the Keeper client, and the KB
-    /// catalog when `kb.dir` is set (indexed now, then watched). Fails when
+    /// catalog when `kb.dir` is set (indexed in the background from now,
+    /// then watched). Fails when
     /// `tools.allow` names a tool that is not served. Remote MCP servers are
     /// not asked yet: see [`Toolbox::start`] and [`Toolbox::discover_remote`].
     pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
@@ -133,8 +134,10 @@ impl Toolbox {
         keeper: KeeperClient,
         telemetry: Option<Arc<CallTelemetry>>,
     ) -> Result<Self, ToolboxError> {
+        // Indexed in the background: a large or slow catalog never holds
+        // back a front end's start (the MCP handshake); KB calls wait for it.
         let catalog = match &settings.kb.dir {
-            Some(dir) => Some(KbCatalog::open(dir)?),
+            Some(dir) => Some(KbCatalog::start(dir, KbOptions::default())?),
             None => None,
         };
         let remote = RemoteTools::new(&settings.mcp, &settings.output)?;
@@ -145,7 +148,11 @@ impl Toolbox {
         let settings = Arc::new(settings);
         let toolbox = Self {
             lorebase: LorebaseTools::new(keeper.clone(), settings.clone()),
-            kb: KbTools::new(catalog, settings.output.clone()),
+            kb: KbTools::new(
+                catalog,
+                settings.output.clone(),
+                std::time::Duration::from_secs(settings.kb.index_wait_s),
+            ),
             settings,
             keeper,
             remote,
@@ -188,6 +195,12 @@ impl Toolbox {
             return Vec::new();
         }
         self.remote.discover().await
+    }
+
+    /// Closes the sessions with the remote MCP servers (see
+    /// [`RemoteTools::close`]): call it before the runtime stops.
+    pub async fn close_remote(&self) {
+        self.remote.close().await;
     }
 
     /// The remote MCP servers and their discovered tools.

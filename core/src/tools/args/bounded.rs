@@ -302,10 +302,8 @@ mod tests {
         let e = parsed::<Int<1, 200>>(json!(201))
             .check("limit")
             .unwrap_err();
-        assert_eq!(
-            e.message,
-            "invalid argument `limit`: must be between 1 and 200"
-        );
+        assert_eq!(e.message, "invalid argument `limit`");
+        assert_eq!(e.issues[0].message, "must be between 1 and 200");
         assert_eq!(
             parsed::<Int<1, 200>>(json!(200)).check("limit").unwrap(),
             200

@@ -17,7 +17,7 @@ mod shaped;
 
 pub(crate) use bounded::{Int, Name, Names, QueryVector, Ref, Refs, Revision, Text};
 pub(crate) use common::{Common, Scope, shared_schemas, take_common};
-pub(crate) use parse::{Arg, invalid, joined, parse};
+pub(crate) use parse::{Arg, ECHOED_NAME_CHARS, invalid, joined, parse};
 pub(crate) use shaped::{
     AnyObject, ApiName, Flag, Levels, PREDICATE_GRAMMAR, Slug, Where, with_predicate_grammar,
 };

@@ -7,6 +7,11 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::keeper::model::{Issue, ProblemCode};
+use crate::render::caps::cut_value;
+
+/// The longest argument name or path repeated in a message (the issue line
+/// carries it too, cut to `output.max_value_chars`).
+pub(crate) const ECHOED_NAME_CHARS: usize = 64;
 
 /// An argument whose type declares its bounds (the same bounds its JSON
 /// Schema shows): parsed first, checked when the handler asks, so the handler
@@ -27,12 +32,14 @@ impl<T: Arg> Arg for Option<T> {
     }
 }
 
-/// A `[validation-failed]` error naming the argument.
+/// A `[validation-failed]` error naming the argument: the message names it,
+/// its one issue says what is wrong (so what is wrong, which may quote the
+/// value sent, is said once).
 pub(crate) fn invalid(arg: &str, message: impl Into<String>) -> ToolError {
     let message = message.into();
     ToolError {
         code: ProblemCode::ValidationFailed.into(),
-        message: format!("invalid argument `{arg}`: {message}"),
+        message: format!("invalid argument `{}`", cut_value(arg, ECHOED_NAME_CHARS)),
         issues: vec![Issue {
             path: arg.to_string(),
             message,

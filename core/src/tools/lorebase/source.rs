@@ -12,7 +12,9 @@ use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{Issue, ProblemCode};
 use crate::keeper::{Credential, KeeperClient};
+use crate::render::caps::cut_value;
 use crate::tool::{RenderedOutput, ToolDefinition};
+use crate::tools::args::ECHOED_NAME_CHARS;
 use crate::tools::source::ToolSource;
 
 /// The Lorebase tools of one toolbox. Cheap to clone (shared).
@@ -86,7 +88,7 @@ impl ToolSource for LorebaseTools {
     ) -> Option<RenderedOutput> {
         let (index, row) = Self::row(name)?;
         if let Err(e) = check_argument_names(&self.built().argument_names[index], &arguments) {
-            return Some(e.to_output());
+            return Some(e.to_output(&self.settings.output));
         }
         let ctx = Ctx {
             keeper: &self.keeper,
@@ -97,6 +99,9 @@ impl ToolSource for LorebaseTools {
     }
 }
 
+/// Unknown arguments named in the message (the issues list every one).
+const NAMED_UNKNOWN: usize = 3;
+
 /// Rejects arguments the tool does not take, naming them and the ones it does.
 fn check_argument_names(
     accepted: &[String],
@@ -106,7 +111,14 @@ fn check_argument_names(
     if unknown.is_empty() {
         return Ok(());
     }
-    let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+    let mut names: Vec<String> = unknown
+        .iter()
+        .take(NAMED_UNKNOWN)
+        .map(|k| format!("`{}`", cut_value(k, ECHOED_NAME_CHARS)))
+        .collect();
+    if unknown.len() > NAMED_UNKNOWN {
+        names.push(format!("{} more", unknown.len() - NAMED_UNKNOWN));
+    }
     Err(ToolError {
         code: ProblemCode::ValidationFailed.into(),
         message: format!(

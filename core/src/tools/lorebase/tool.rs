@@ -112,7 +112,11 @@ fn definition<T: LorebaseTool>() -> ToolDefinition {
 }
 
 fn call<'a, T: LorebaseTool>(ctx: Ctx<'a>, args: Map<String, Value>) -> Running<'a> {
-    Box::pin(async move { run::<T>(ctx, args).await.unwrap_or_else(|e| e.to_output()) })
+    Box::pin(async move {
+        run::<T>(ctx, args)
+            .await
+            .unwrap_or_else(|e| e.to_output(&ctx.settings.output))
+    })
 }
 
 /// Shared arguments first, then the tool's own, the handler, the rendering.

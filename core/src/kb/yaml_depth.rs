@@ -1,0 +1,153 @@
+//! The nesting of a frontmatter, bounded before it is parsed into fields.
+//!
+//! libyaml's scanner (which serde_norway runs over the whole document before
+//! deserializing anything) keeps one possible simple key per open flow
+//! collection and looks at all of them for every token, so a file nesting
+//! `[[[[...]]]]` N deep costs N² (a 200 KB file took minutes). Here the same
+//! parser is pulled one event at a time and stopped at the first collection
+//! nested deeper than the bound: the work done is linear in the file's size
+//! (each token costs at most the bound), whatever the file.
+
+use std::mem::MaybeUninit;
+
+use unsafe_libyaml_norway as unsafe_yaml;
+
+/// Deepest nesting of collections a frontmatter may have (serde_norway
+/// itself refuses 128; entries nest two or three deep).
+pub const MAX_FRONTMATTER_DEPTH: usize = 32;
+
+/// Where a YAML document first nests collections deeper than `max`: its
+/// line (1-based), or `None` when it never does. A syntax error ends the
+/// check (the parse that follows reports it).
+pub(crate) fn first_too_deep(yaml: &str, max: usize) -> Option<u64> {
+    let mut parser = Parser::new(yaml)?;
+    let mut depth = 0usize;
+    loop {
+        match parser.next()? {
+            Step::Open(line) => {
+                depth += 1;
+                if depth > max {
+                    return Some(line + 1);
+                }
+            }
+            Step::Close => depth = depth.saturating_sub(1),
+            Step::Other => {}
+            Step::End => return None,
+        }
+    }
+}
+
+/// One parser event, as far as nesting goes.
+enum Step {
+    /// A sequence or mapping opens, at this line (0-based).
+    Open(u64),
+    /// A sequence or mapping closes.
+    Close,
+    /// Anything else (a scalar, an alias, a document's start or end).
+    Other,
+    /// The end of the stream.
+    End,
+}
+
+/// libyaml's event parser over a borrowed string.
+struct Parser<'a> {
+    /// Boxed: libyaml keeps a pointer to the parser in the parser itself
+    /// (its read handler's data), so it must not move once the input is set.
+    sys: Box<MaybeUninit<unsafe_yaml::yaml_parser_t>>,
+    _input: &'a str,
+}
+
+impl<'a> Parser<'a> {
+    fn new(input: &'a str) -> Option<Self> {
+        let mut sys = Box::new(MaybeUninit::<unsafe_yaml::yaml_parser_t>::uninit());
+        let parser = sys.as_mut_ptr();
+        // SAFETY: `parser` points to memory owned by the box, which outlives
+        // the parser (deleted in `Drop`). The input is borrowed for 'a, as
+        // long as `Self` lives, so it stays valid while the parser reads it.
+        unsafe {
+            if unsafe_yaml::yaml_parser_initialize(parser).fail {
+                return None;
+            }
+            unsafe_yaml::yaml_parser_set_encoding(parser, unsafe_yaml::YAML_UTF8_ENCODING);
+            unsafe_yaml::yaml_parser_set_input_string(parser, input.as_ptr(), input.len() as u64);
+        }
+        Some(Self { sys, _input: input })
+    }
+
+    /// The next event; `None` on a syntax error (after which the caller
+    /// stops: libyaml must not be asked again).
+    fn next(&mut self) -> Option<Step> {
+        let parser = self.sys.as_mut_ptr();
+        let mut event = MaybeUninit::<unsafe_yaml::yaml_event_t>::uninit();
+        // SAFETY: the parser was initialized in `new` and is not moved; an
+        // event filled by a successful `yaml_parser_parse` is read, then
+        // freed once with `yaml_event_delete`. After a failure the event is
+        // not initialized and is neither read nor freed.
+        unsafe {
+            let event = event.as_mut_ptr();
+            if unsafe_yaml::yaml_parser_parse(parser, event).fail {
+                return None;
+            }
+            let step = match (*event).type_ {
+                unsafe_yaml::YAML_SEQUENCE_START_EVENT | unsafe_yaml::YAML_MAPPING_START_EVENT => {
+                    Step::Open((*event).start_mark.line)
+                }
+                unsafe_yaml::YAML_SEQUENCE_END_EVENT | unsafe_yaml::YAML_MAPPING_END_EVENT => {
+                    Step::Close
+                }
+                unsafe_yaml::YAML_STREAM_END_EVENT | unsafe_yaml::YAML_NO_EVENT => Step::End,
+                _ => Step::Other,
+            };
+            unsafe_yaml::yaml_event_delete(event);
+            Some(step)
+        }
+    }
+}
+
+impl Drop for Parser<'_> {
+    fn drop(&mut self) {
+        // SAFETY: initialized in `new` (a `Parser` exists only then), deleted
+        // once, here.
+        unsafe { unsafe_yaml::yaml_parser_delete(self.sys.as_mut_ptr()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    #[test]
+    fn shallow_documents_pass() {
+        let yaml = "title: a\ntags: [a, [b, {c: [d]}]]\nnested:\n  a:\n    b: [1]\n";
+        assert_eq!(first_too_deep(yaml, MAX_FRONTMATTER_DEPTH), None);
+        assert_eq!(first_too_deep("", MAX_FRONTMATTER_DEPTH), None);
+        assert_eq!(first_too_deep("title: [unclosed", 4), None);
+    }
+
+    #[test]
+    fn the_first_line_too_deep_is_named() {
+        assert_eq!(first_too_deep("a: [[1]]", 2), Some(1));
+        assert_eq!(first_too_deep("a: [[1]]", 3), None);
+        assert_eq!(first_too_deep("a:\n  b:\n    c: 1\n", 2), Some(3));
+        let block = format!("tags:\n{}x\n", "- ".repeat(50));
+        assert_eq!(first_too_deep(&block, 32), Some(2));
+    }
+
+    /// 200,000 deep (400 KB) is refused at once: the parser stops at the
+    /// bound instead of scanning N² (minutes before).
+    #[test]
+    fn deep_nesting_is_refused_in_linear_time() {
+        for open in ["[", "{a: "] {
+            let yaml = format!("tags: {}", open.repeat(200_000));
+            let started = Instant::now();
+            assert_eq!(first_too_deep(&yaml, MAX_FRONTMATTER_DEPTH), Some(1));
+            assert!(
+                started.elapsed() < Duration::from_secs(1),
+                "{:?}",
+                started.elapsed()
+            );
+        }
+    }
+}
