@@ -33,6 +33,15 @@ TRIPLE="$(rustc -vV | sed -n 's/^host: //p')"
 # The fuzz crate is its own workspace: the root's `cargo fmt --all` skips it.
 cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 
+# fuzz/Cargo.lock is the root's Cargo.lock plus libFuzzer's crates: after a dependency change in
+# the root workspace, renew it from the root's, so both build the same versions.
+if ! cargo metadata --locked --offline --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null 2>&1 &&
+  ! cargo metadata --locked --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null; then
+  echo "fuzz/Cargo.lock is stale; renew it from the root's and commit it:" >&2
+  echo "  cp Cargo.lock fuzz/Cargo.lock && cargo metadata --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null" >&2
+  exit 1
+fi
+
 RUSTFLAGS="-Cpasses=sancov-module \
 -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \

@@ -35,6 +35,7 @@ fn app() -> &'static Router {
             &herald.settings.http,
             tokio_util::sync::CancellationToken::new(),
             readiness,
+            None,
         )
         .expect("the router")
     })
