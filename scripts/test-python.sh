@@ -68,6 +68,8 @@ crewai_lane() {
   (cd python && "$TOOLS/bin/mypy" --strict --no-incremental --cache-dir "$ROOT/target/mypy-crewai" \
     --python-executable "$CREWAI_VENV/bin/python" lorebase_herald/adapters/crewai.py)
   (cd python/tests && "$CREWAI_VENV/bin/python" -m pytest -q -p no:cacheprovider adapters/test_crewai.py)
+  # Made anew each run: once passed, its 0.9 GB (hard links into uv's cache) goes; a failure keeps it.
+  rm -rf "$CREWAI_VENV" "$ROOT/target/mypy-crewai"
 }
 crewai_lane > "$ROOT/target/python-crewai.log" 2>&1 &
 CREWAI_PID=$!
