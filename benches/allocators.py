@@ -3,7 +3,9 @@
 the same binary with glibc's malloc, and with mimalloc and jemalloc preloaded
 (LD_PRELOAD of Debian's libmimalloc2.0 and libjemalloc2), beside the floor
 (benches/floor), in interleaved wrk rounds over Streamable HTTP; then sequential
-calls over stdio (p50 and server CPU per call).
+calls over stdio (p50 and server CPU per call), the floor's too (`--stdio`),
+beside the same Keeper GET made with curl. `--no-preload` measures the binary as
+built, `--also NAME=PATH[,KEY=VALUE...]` adds other builds or settings.
 
     apt-get install -y libmimalloc2.0 libjemalloc2 wrk
     benches/allocators.py --bin-dir target/profiling --rounds 3 --seconds 5 [--also before=PATH]
@@ -38,19 +40,25 @@ def main() -> int:
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--calls", type=int, default=1000, help="sequential stdio calls per variant and round")
     ap.add_argument("--port", type=int, default=18390)
-    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
-                    help="another Herald binary to measure beside them (say, the build before a change)")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH[,KEY=VALUE...]",
+                    help="another Herald binary to measure beside them (say, the build before a change), "
+                         "with extra environment variables if given")
+    ap.add_argument("--no-preload", action="store_true",
+                    help="leave out the preloaded allocators (the --bin-dir binary runs as built)")
     args = ap.parse_args()
     bin_dir = args.bin_dir.absolute()
     WORK.mkdir(parents=True, exist_ok=True)
     sandbox = procs.Sandbox(bin_dir / "lorebase-sandbox", WORK / "sandbox.log")
     base = {k: v for k, v in os.environ.items() if not k.startswith("LOREBASE") and k not in ("RUST_LOG", "LD_PRELOAD")}
     base |= {"LOREBASE_URL": sandbox.url, "LOREBASE_DOMAIN": "supply"}
+    preloads = {"as built": None} if args.no_preload else PRELOADS
     variants = {n: ([str(bin_dir / "lorebase-herald")], {"LD_PRELOAD": str(p)} if p else {})
-                for n, p in PRELOADS.items() if p is None or p.exists()}
+                for n, p in preloads.items() if p is None or p.exists()}
+    first = next(iter(variants))
     for spec in args.also:
-        name, path = spec.split("=", 1)
-        variants[name] = ([str(Path(path).absolute())], {})
+        name, rest = spec.split("=", 1)
+        path, *pairs = rest.split(",")
+        variants[name] = ([str(Path(path).absolute())], dict(pair.split("=", 1) for pair in pairs))
     if (bin_dir / "herald-floor").exists():
         variants["floor"] = ([str(bin_dir / "herald-floor")], {})
     running: dict[str, http.HttpServer] = {}
@@ -75,11 +83,14 @@ def main() -> int:
         for server in running.values():
             server.close()
     calls: dict[str, list] = {}
+    curl: list[float] = []
     try:
         for _ in range(args.rounds):
+            curl.append(statistics.median(stdio.curl_floor(f"{sandbox.url}/api/v1/domains/supply/kinds/Supplier/records/S-1001",
+                                                           sandbox.key, args.calls, 100)) * 1e6)
             for name, (argv, extra) in variants.items():
                 if name == "floor":
-                    continue
+                    argv = [*argv, "--stdio"]  # the same tool over rmcp's stdio transport
                 lat, bad, cpu = stdio.per_call(argv, base | extra | {"LOREBASE_API_KEY": sandbox.key},
                                                WORK / "alloc-stdio.log", "lorebase_get", GET, "Kavsen Alloys",
                                                args.calls, 100)
@@ -89,21 +100,33 @@ def main() -> int:
     floor = rows.get("floor")
     print(f"\n{args.connections} clients, {args.rounds} interleaved rounds of {args.seconds} s; "
           f"stdio: {args.calls} sequential calls per round")
-    print("| variant | calls/s (median) | p99 | CPU/call | errors | peak RSS | idle RSS | ÷ floor calls/s | stdio p50 "
-          "| stdio CPU/call |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| variant | calls/s (median) | p99 | CPU/call | errors | peak RSS | idle RSS | ÷ floor calls/s | p99 ÷ floor "
+          "| stdio p50 | stdio p50 over curl | stdio CPU/call |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    curl_p50 = statistics.median(curl) if curl else 0.0
     for name, rs in rows.items():
         med = statistics.median(r["calls_per_s"] for r in rs)
-        ratio = f"{med / statistics.median(r['calls_per_s'] for r in floor):.2f}" if floor else "–"
+        # Each round's ratio to the floor's round next to it, then their median:
+        # the machine's speed drifts between rounds more than the servers differ.
+        ratio = (f"{statistics.median(r['calls_per_s'] / f['calls_per_s'] for r, f in zip(rs, floor)):.2f}"
+                 if floor else "–")
+        p99_ratio = (f"{statistics.median(r['p99_ms'] / f['p99_ms'] for r, f in zip(rs, floor)):.2f}"
+                     if floor else "–")
         c = calls.get(name)
         sp = f"{statistics.median(x[0] for x in c):.0f} µs" if c else ""
         sc = f"{statistics.median(x[1] for x in c):.0f} µs" if c else ""
+        over = f"{statistics.median(x[0] for x in c) - curl_p50:.0f} µs" if c else ""
         print(f"| {name} | {med:.0f} | {statistics.median(r['p99_ms'] for r in rs):.1f} ms "
               f"| {statistics.median(r['cpu_us_per_call'] for r in rs):.0f} µs "
               f"| {sum(r['errors'] for r in rs)} / {sum(r['requests'] for r in rs)} "
-              f"| {max(r['peak_rss_kb'] for r in rs) / 1024:.1f} MB | {idle[name] / 1024:.1f} MB | {ratio} | {sp} | {sc} |")
+              f"| {max(r['peak_rss_kb'] for r in rs) / 1024:.1f} MB | {idle[name] / 1024:.1f} MB | {ratio} | {p99_ratio} | {sp} | {over} | {sc} |")
+    for name, c in calls.items():
+        if sum(x[2] for x in c):
+            print(f"stdio {name}: {sum(x[2] for x in c)} answers were not the Record")
+    print(f"stdio curl floor (the same Keeper GET, one kept-alive connection): p50 {curl_p50:.0f} µs "
+          f"(rounds: {', '.join(f'{c:.0f}' for c in curl)})")
     print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end; per round: "
-          + "; ".join(f"{r['load']:.1f}" for r in rows["glibc"]))
+          + "; ".join(f"{r['load']:.1f}" for r in rows[first]))
     return 0
 
 

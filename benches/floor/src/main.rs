@@ -7,6 +7,10 @@
 //! `LOREBASE__HERALD__HTTP__PORT` (Herald's own names, so benches/run.py
 //! starts both alike). The caller's `Authorization` header is forwarded to
 //! Keeper, as Herald forwards it over Streamable HTTP.
+//!
+//! `herald-floor --stdio` serves the same tool over stdio instead (rmcp's
+//! `stdio_pipes`, as Herald), sending `LOREBASE_API_KEY` as the bearer: the
+//! floor of a stdio call.
 
 use std::sync::Arc;
 
@@ -23,6 +27,8 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 struct Floor {
     http: reqwest::Client,
     records: Arc<str>,
+    /// `Bearer LOREBASE_API_KEY`, sent over stdio (no caller headers there).
+    bearer: Option<Arc<str>>,
 }
 
 impl ServerHandler for Floor {
@@ -63,6 +69,8 @@ impl ServerHandler for Floor {
         let mut get = self.http.get(url);
         if let Some(auth) = parts.and_then(|p| p.headers.get("authorization")) {
             get = get.header("authorization", auth.clone());
+        } else if let Some(bearer) = &self.bearer {
+            get = get.header("authorization", &**bearer);
         }
         let answer = get.send().await;
         let text = match answer {
@@ -87,7 +95,19 @@ async fn main() {
             env("LOREBASE_DOMAIN")
         )
         .into(),
+        bearer: std::env::var("LOREBASE_API_KEY")
+            .ok()
+            .map(|k| format!("Bearer {k}").into()),
     };
+    if std::env::args().any(|a| a == "--stdio") {
+        use rmcp::ServiceExt;
+        let running = floor
+            .serve(rmcp::transport::stdio_pipes())
+            .await
+            .expect("the host's initialize");
+        let _ = running.waiting().await;
+        return;
+    }
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true);
