@@ -9,10 +9,17 @@ use tokio::runtime::{Builder, Runtime};
 /// `thread_name`; `worker_threads` fixes their number (default: one per
 /// core).
 pub fn multi_thread(thread_name: &str, worker_threads: Option<usize>) -> io::Result<Runtime> {
+    builder(thread_name, worker_threads).build()
+}
+
+/// The builder behind [`multi_thread`], for a front end that adds its own
+/// hooks before building (the server binary's heap trim runs on each worker
+/// as it parks).
+pub fn builder(thread_name: &str, worker_threads: Option<usize>) -> Builder {
     let mut builder = Builder::new_multi_thread();
     builder.enable_all().thread_name(thread_name);
     if let Some(workers) = worker_threads {
         builder.worker_threads(workers);
     }
-    builder.build()
+    builder
 }

@@ -1,16 +1,20 @@
 //! Gives the heap freed after a surge of connections back to the system.
 //!
-//! glibc's allocator keeps what a burst of connections freed (a slow-client
-//! attack of 20,000 connections left RSS at its 57 MB peak, docs/benchmarks.md):
-//! its arenas shrink only from their top. `malloc_trim(0)` returns every
-//! whole free page of every arena. Once a surge is over (the connections open
-//! fell by half of `http.max_connections`, at most [`SURGE`], from their
-//! highest since the last look), the
-//! watcher calls it, on a blocking thread; nothing else changes, and no other
-//! allocator is linked in (docs/benchmarks.md, "RSS after a slow-client
-//! attack", has the allocators compared).
+//! An allocator keeps what a burst of connections freed (a slow-client attack
+//! of 20,000 connections left RSS at its 57 MB peak, docs/benchmarks.md):
+//! glibc's arenas shrink only from their top, and mimalloc (the binary's
+//! allocator, the `mimalloc` feature) purges its free pages only as later
+//! allocations pass by. Once a surge is over (the connections open fell by
+//! half of `http.max_connections`, at most [`SURGE`], from their highest since
+//! the last look), the watcher calls [`trim`] on a blocking thread: both
+//! allocators give their whole free pages back. mimalloc keeps a heap per
+//! thread, which only its own thread can collect: each runtime worker
+//! collects its heap the next time it parks ([`on_worker_park`]).
+//! docs/benchmarks.md, "RSS after a slow-client attack", has the figures.
 
+use std::cell::Cell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::http_conn::ConnectionTable;
@@ -21,8 +25,22 @@ pub const SURGE: usize = 512;
 /// How often the watcher looks.
 const PERIOD: Duration = Duration::from_secs(2);
 
-/// Returns the free pages of the heap to the system (glibc); a no-op elsewhere.
+/// How many trims were asked for: a worker that has seen fewer collects its
+/// heap when it parks. The allocator is the process's, so is this count.
+static TRIMS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The trims this thread has collected its heap for.
+    static TRIMS_SEEN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Returns the free pages of the heap to the system: mimalloc's (when the
+/// binary's allocator is mimalloc, and the `mimalloc` feature is built in)
+/// and glibc's (which the library's hosts, and C code in any process, use).
+/// The runtime's workers collect their own mimalloc heaps as they next park.
 pub fn trim() {
+    TRIMS.fetch_add(1, Ordering::Relaxed);
+    collect_this_thread();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         unsafe extern "C" {
@@ -30,6 +48,29 @@ pub fn trim() {
             safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
         }
         malloc_trim(0);
+    }
+}
+
+/// The runtime's `on_thread_park` hook: after a trim was asked for, the
+/// worker about to park collects its own heap (once per trim). Otherwise an
+/// atomic load and a thread-local read.
+pub fn on_worker_park() {
+    let trims = TRIMS.load(Ordering::Relaxed);
+    if TRIMS_SEEN.get() != trims {
+        TRIMS_SEEN.set(trims);
+        collect_this_thread();
+    }
+}
+
+/// mimalloc: frees this thread's empty pages, and returns free memory
+/// (this thread's, abandoned threads', and what waits to be purged) to the
+/// system. Without the `mimalloc` feature, nothing.
+fn collect_this_thread() {
+    #[cfg(feature = "mimalloc")]
+    // SAFETY: `mi_collect` may be called from any thread at any time; it
+    // touches the calling thread's heap and mimalloc's shared, locked state.
+    unsafe {
+        libmimalloc_sys::mi_collect(true);
     }
 }
 
@@ -53,5 +94,29 @@ pub async fn watch(table: Arc<ConnectionTable>, max_connections: usize, stop: Sh
             );
             let _ = tokio::task::spawn_blocking(trim).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_worker_collects_once_per_trim() {
+        // A thread that has seen every trim does nothing as it parks; after
+        // a new trim it collects once, then is up to date again.
+        std::thread::spawn(|| {
+            on_worker_park();
+            assert_eq!(TRIMS_SEEN.get(), TRIMS.load(Ordering::Relaxed));
+            trim();
+            let asked = TRIMS.load(Ordering::Relaxed);
+            assert!(TRIMS_SEEN.get() < asked);
+            on_worker_park();
+            assert_eq!(TRIMS_SEEN.get(), asked);
+            on_worker_park();
+            assert_eq!(TRIMS_SEEN.get(), asked);
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -79,7 +79,10 @@ pub fn run_cli(args: Vec<String>) -> i32 {
         Ok(parsed) => parsed,
         Err(code) => return code,
     };
-    let runtime = match herald_core::runtime::multi_thread("lorebase-herald", None) {
+    let runtime = match herald_core::runtime::builder("lorebase-herald", None)
+        .on_thread_park(heap_trim::on_worker_park)
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("lorebase-herald: cannot start the async runtime: {e}");

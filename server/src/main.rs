@@ -1,5 +1,13 @@
 //! The `lorebase-herald` binary: the command line of [`herald_server::run_cli`].
 
+/// mimalloc serves the binary's allocations (the `mimalloc` feature, on by
+/// default): glibc's malloc was 18 % of the samples of a call under load
+/// (docs/benchmarks.md, issue 22). [`herald_server::heap_trim`] gives its
+/// freed pages back after a surge of connections.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let code = herald_server::run_cli(std::env::args().collect());
     std::process::exit(code);
