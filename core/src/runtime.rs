@@ -12,6 +12,16 @@ pub fn multi_thread(thread_name: &str, worker_threads: Option<usize>) -> io::Res
     builder(thread_name, worker_threads).build()
 }
 
+/// A runtime on the calling thread only, with timers and I/O (blocking work
+/// still goes to `spawn_blocking`'s threads, named `thread_name`): one agent's
+/// stdio session, whose calls then never hand off between worker threads.
+pub fn current_thread(thread_name: &str) -> io::Result<Runtime> {
+    Builder::new_current_thread()
+        .enable_all()
+        .thread_name(thread_name)
+        .build()
+}
+
 /// The builder behind [`multi_thread`], for a front end that adds its own
 /// hooks before building (the server binary's heap trim runs on each worker
 /// as it parks).

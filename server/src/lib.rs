@@ -63,7 +63,7 @@ pub use handler::HeraldServer;
 
 use app::load_settings;
 use cli::{Cli, Command};
-use herald_core::config::Settings;
+use herald_core::config::{Settings, Transport};
 use shutdown::Shutdown;
 
 /// Runs the `lorebase-herald` command line and returns the process exit code
@@ -73,23 +73,33 @@ use shutdown::Shutdown;
 /// launcher such as `npx lorebase-herald`.
 ///
 /// It builds its own Tokio runtime, so call it from a thread that is not
-/// inside one (bindings: a plain or blocking thread). Logs go to stderr.
+/// inside one (bindings: a plain or blocking thread). Serving stdio, that
+/// runtime is the calling thread alone: one agent's calls, and a call's
+/// hand-offs between tasks stay on one thread (docs/benchmarks.md, issue 22);
+/// anything else gets a worker per core. Logs go to stderr.
 pub fn run_cli(args: Vec<String>) -> i32 {
     let (cli, launcher) = match parse(&args) {
         Ok(parsed) => parsed,
         Err(code) => return code,
     };
-    let runtime = match herald_core::runtime::builder("lorebase-herald", None)
-        .on_thread_park(heap_trim::on_worker_park)
-        .build()
-    {
+    // The settings of a serving command are read once, here: they choose the runtime.
+    let settings = serves(&cli).then(|| load_settings(&cli));
+    let stdio = matches!(&settings, Some(Ok(s)) if s.transport == Transport::Stdio);
+    let runtime = if stdio {
+        herald_core::runtime::current_thread("lorebase-herald")
+    } else {
+        herald_core::runtime::builder("lorebase-herald", None)
+            .on_thread_park(heap_trim::on_worker_park)
+            .build()
+    };
+    let runtime = match runtime {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("lorebase-herald: cannot start the async runtime: {e}");
             return 1;
         }
     };
-    let code = runtime.block_on(run(cli, launcher));
+    let code = finish(runtime.block_on(dispatch(cli, launcher, settings)));
     // A blocking read of stdin cannot be cancelled: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     code
@@ -131,7 +141,12 @@ fn parse(args: &[String]) -> Result<(Cli, Launcher), i32> {
 
 /// Runs the parsed command line; returns the exit code.
 pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
-    match dispatch(cli, launcher).await {
+    finish(dispatch(cli, launcher, None).await)
+}
+
+/// The exit code of a dispatched command; a failure is logged first.
+fn finish(dispatched: Result<i32, ServerError>) -> i32 {
+    match dispatched {
         Ok(code) => code,
         Err(e) => {
             logging::fatal(&e.to_string());
@@ -140,7 +155,21 @@ pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
     }
 }
 
-async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
+/// Whether the command serves (stdio or HTTP) rather than running once.
+fn serves(cli: &Cli) -> bool {
+    matches!(
+        cli.command,
+        None | Some(Command::Serve) | Some(Command::Kb { .. })
+    )
+}
+
+/// Runs `cli`'s command; a serving command uses `settings` when they were
+/// already read.
+async fn dispatch(
+    cli: Cli,
+    launcher: Launcher,
+    settings: Option<Result<Settings, ServerError>>,
+) -> Result<i32, ServerError> {
     match &cli.command {
         #[cfg(feature = "demo")]
         Some(Command::Demo) => demo::run(&cli, &launcher).await,
@@ -175,7 +204,8 @@ async fn dispatch(cli: Cli, launcher: Launcher) -> Result<i32, ServerError> {
             health::check(&target).await
         }
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
+            let settings = settings.unwrap_or_else(|| load_settings(&cli))?;
+            let herald = Herald::build(settings)?;
             let shutdown = Shutdown::on_signals();
             let served = app::serve_discovering(&herald, shutdown, !cli.kb_only()).await;
             herald.toolbox.close_remote().await;
