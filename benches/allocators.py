@@ -43,6 +43,9 @@ def main() -> int:
     ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH[,KEY=VALUE...]",
                     help="another Herald binary to measure beside them (say, the build before a change), "
                          "with extra environment variables if given")
+    ap.add_argument("--stderr-pipe", action="store_true",
+                    help="over stdio, the servers' stderr is a pipe drained by another process (as a host "
+                         "reads it), not the log file")
     ap.add_argument("--no-preload", action="store_true",
                     help="leave out the preloaded allocators (the --bin-dir binary runs as built)")
     args = ap.parse_args()
@@ -93,7 +96,7 @@ def main() -> int:
                     argv = [*argv, "--stdio"]  # the same tool over rmcp's stdio transport
                 lat, bad, cpu = stdio.per_call(argv, base | extra | {"LOREBASE_API_KEY": sandbox.key},
                                                WORK / "alloc-stdio.log", "lorebase_get", GET, "Kavsen Alloys",
-                                               args.calls, 100)
+                                               args.calls, 100, stderr_pipe=args.stderr_pipe)
                 calls.setdefault(name, []).append((statistics.median(lat) * 1e6, cpu * 1e6, bad))
     finally:
         sandbox.close()

@@ -29,13 +29,20 @@ def _line(message: dict) -> bytes:
 class StdioSession:
     """One server process and its pipes; ``start`` is taken just before spawn."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], stderr: Path):
+    def __init__(self, argv: list[str], env: dict[str, str], stderr: Path, stderr_pipe: bool = False):
+        """``stderr_pipe``: the server's stderr is a pipe that another process (``cat``)
+        drains into the log, as an MCP host reads it, rather than the log file itself."""
         self.stderr = open(stderr, "ab")
+        self.drain: subprocess.Popen | None = None
         self.start = time.perf_counter()
         # Buffered pipes: an unbuffered stdout would be read one byte per syscall.
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                     env=env)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE if stderr_pipe else self.stderr, env=env)
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        if stderr_pipe:
+            assert self.proc.stderr is not None
+            self.drain = subprocess.Popen(["cat"], stdin=self.proc.stderr, stdout=self.stderr)
+            self.proc.stderr.close()
         self.stdin = self.proc.stdin
         self.out = self.proc.stdout
 
@@ -74,6 +81,11 @@ class StdioSession:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
             procs.stop(self.proc)
+        if self.drain is not None:
+            try:
+                self.drain.wait(5)
+            except subprocess.TimeoutExpired:
+                procs.stop(self.drain)
         self.stderr.close()
 
 
@@ -94,10 +106,12 @@ def call_message(i: int, tool: str, arguments: dict) -> bytes:
 
 
 def per_call(argv: list[str], env: dict[str, str], stderr: Path, tool: str, arguments: dict, expect: str,
-             calls: int, warmup: int) -> tuple[list[float], int, float]:
+             calls: int, warmup: int, stderr_pipe: bool = False) -> tuple[list[float], int, float]:
     """Latencies (seconds) of ``calls`` sequential tools/call on one connection after
-    ``warmup`` untimed ones; the failed answers; the server's CPU seconds per call."""
-    s = StdioSession(argv, env, stderr)
+    ``warmup`` untimed ones; the failed answers; the server's CPU seconds per call.
+    The server's stderr is the log file (``stderr_pipe``: a pipe that another process
+    drains, as a host reads it; docs/benchmarks.md compares the two)."""
+    s = StdioSession(argv, env, stderr, stderr_pipe=stderr_pipe)
     latencies, failed = [], 0
     try:
         s.handshake()
