@@ -25,6 +25,8 @@
 //!   resource metadata; [`http_tool_headers`]: tool sets per request;
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
 //! - [`health`]: `health [URL]`, the container health check;
+//! - [`logging`]: the stderr log layer; [`log_buffer`]: its lines written
+//!   together within 25 ms, off the calls' path;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
 
@@ -46,6 +48,7 @@ pub mod http_guard;
 pub mod http_metrics;
 pub mod http_routing_headers;
 pub mod http_tool_headers;
+pub mod log_buffer;
 pub mod logging;
 pub mod malformed_params;
 pub mod prompt;
@@ -99,9 +102,12 @@ pub fn run_cli(args: Vec<String>) -> i32 {
             return 1;
         }
     };
+    // Log lines are written together, off the calls' path (log_buffer).
+    log_buffer::enable();
     let code = finish(runtime.block_on(dispatch(cli, launcher, settings)));
     // A blocking read of stdin cannot be cancelled: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
+    log_buffer::disable();
     code
 }
 

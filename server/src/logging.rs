@@ -89,6 +89,7 @@ pub fn is_json() -> bool {
 /// format (so every line stays one JSON object), else a plain line
 /// `lorebase-herald: ...`.
 pub fn notice(message: &str) {
+    crate::log_buffer::flush();
     if is_json() {
         tracing::info!(target: "lorebase_herald", "{message}");
     } else {
@@ -98,6 +99,7 @@ pub fn notice(message: &str) {
 
 /// A failure that ends Herald, as [`notice`] writes it (error level in JSON).
 pub fn fatal(message: &str) {
+    crate::log_buffer::flush();
     if is_json() {
         tracing::error!(target: "lorebase_herald", "{message}");
     } else {
@@ -110,7 +112,7 @@ fn format_layer(format: LogFormat) -> FormatLayer {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     match format {
         LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
+            .with_writer(crate::log_buffer::BufferedStderr)
             .with_ansi(ansi)
             .with_target(true)
             .boxed(),
@@ -119,7 +121,7 @@ fn format_layer(format: LogFormat) -> FormatLayer {
             .flatten_event(true)
             .with_current_span(false)
             .with_span_list(false)
-            .with_writer(std::io::stderr)
+            .with_writer(crate::log_buffer::BufferedStderr)
             .with_target(true)
             .boxed(),
     }
