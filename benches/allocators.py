@@ -46,6 +46,7 @@ def main() -> int:
     ap.add_argument("--stderr-pipe", action="store_true",
                     help="over stdio, the servers' stderr is a pipe drained by another process (as a host "
                          "reads it), not the log file")
+    ap.add_argument("--skip-http", action="store_true", help="stdio only")
     ap.add_argument("--no-preload", action="store_true",
                     help="leave out the preloaded allocators (the --bin-dir binary runs as built)")
     args = ap.parse_args()
@@ -67,14 +68,14 @@ def main() -> int:
     running: dict[str, http.HttpServer] = {}
     rows: dict[str, list[dict]] = {n: [] for n in variants}
     try:
-        for i, (name, (argv, extra)) in enumerate(variants.items()):
+        for i, (name, (argv, extra)) in enumerate(variants.items() if not args.skip_http else ()):
             env = base | extra | {"LOREBASE__HERALD__TRANSPORT": "streamable_http",
                                   "LOREBASE__HERALD__HTTP__PORT": str(args.port + i)}
             running[name] = http.HttpServer(name, argv, env, args.port + i, sandbox.key, WORK / f"alloc-{name}.log")
         script = http.lua_script(WORK / "tools_call.lua", sandbox.key, "lorebase_get", GET, "Kavsen Alloys")
         for server in running.values():
             http.wrk(server, script, 16, 1)
-        for _ in range(args.rounds):
+        for _ in range(0 if args.skip_http else args.rounds):
             for name, server in running.items():
                 r = http.wrk(server, script, args.connections, args.seconds, sandbox.proc.pid)
                 r["load"] = os.getloadavg()[0]
@@ -88,10 +89,12 @@ def main() -> int:
     calls: dict[str, list] = {}
     curl: list[float] = []
     try:
-        for _ in range(args.rounds):
+        order = list(variants.items())
+        for r in range(args.rounds):
             curl.append(statistics.median(stdio.curl_floor(f"{sandbox.url}/api/v1/domains/supply/kinds/Supplier/records/S-1001",
                                                            sandbox.key, args.calls, 100)) * 1e6)
-            for name, (argv, extra) in variants.items():
+            # The order turns each round: a server's place in a round moved its p50 by up to 30 µs.
+            for name, (argv, extra) in order[r % len(order):] + order[:r % len(order)]:
                 if name == "floor":
                     argv = [*argv, "--stdio"]  # the same tool over rmcp's stdio transport
                 lat, bad, cpu = stdio.per_call(argv, base | extra | {"LOREBASE_API_KEY": sandbox.key},
@@ -100,13 +103,24 @@ def main() -> int:
                 calls.setdefault(name, []).append((statistics.median(lat) * 1e6, cpu * 1e6, bad))
     finally:
         sandbox.close()
+    curl_p50 = statistics.median(curl) if curl else 0.0
+    if args.skip_http:
+        print(f"\nstdio: {args.rounds} rounds of {args.calls} sequential calls, the order turned each round")
+        print("| variant | stdio p50 | over curl | stdio CPU/call | p50 by round |")
+        print("|---|---|---|---|---|")
+        for name, c in calls.items():
+            p50 = statistics.median(x[0] for x in c)
+            print(f"| {name} | {p50:.0f} µs | {p50 - curl_p50:.0f} µs | {statistics.median(x[1] for x in c):.0f} µs "
+                  f"| {', '.join(f'{x[0]:.0f}' for x in c)} |")
+        print(f"stdio curl floor: p50 {curl_p50:.0f} µs (rounds: {', '.join(f'{c:.0f}' for c in curl)}); "
+              f"load average {os.getloadavg()[0]:.1f} at the end")
+        return 0
     floor = rows.get("floor")
     print(f"\n{args.connections} clients, {args.rounds} interleaved rounds of {args.seconds} s; "
           f"stdio: {args.calls} sequential calls per round")
     print("| variant | calls/s (median) | p99 | CPU/call | errors | peak RSS | idle RSS | ÷ floor calls/s | p99 ÷ floor "
           "| stdio p50 | stdio p50 over curl | stdio CPU/call |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    curl_p50 = statistics.median(curl) if curl else 0.0
     for name, rs in rows.items():
         med = statistics.median(r["calls_per_s"] for r in rs)
         # Each round's ratio to the floor's round next to it, then their median:
