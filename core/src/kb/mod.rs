@@ -136,13 +136,14 @@ impl KbCatalog {
     /// re-indexing.
     pub fn open_with(dir: &Path, options: KbOptions) -> Result<Self, KbError> {
         let catalog = Self::unindexed(dir, options)?;
-        catalog.inner.shared.reload(&HashSet::new())?;
         catalog.watch(options);
+        catalog.inner.shared.reload(&HashSet::new())?;
+        catalog.warn_if_empty();
         Ok(catalog)
     }
 
-    /// Opens the catalog at `dir` and returns at once: the first index is
-    /// built on a thread of its own (then the folder is watched), so a large
+    /// Opens the catalog at `dir` and returns at once: the folder is watched
+    /// and the first index built on a thread of its own, so a large
     /// or slow catalog never holds back what starts it (the MCP handshake).
     /// Until it is built, the catalog has no entries and
     /// [`KbCatalog::ready`] waits for it. Fails only when `dir` is not a
@@ -153,10 +154,11 @@ impl KbCatalog {
         std::thread::Builder::new()
             .name("kb-index".into())
             .spawn(move || {
+                building.watch(options);
                 if let Err(e) = building.inner.shared.reload(&HashSet::new()) {
                     tracing::error!("KB: cannot index {}: {e}", building.dir().display());
                 }
-                building.watch(options);
+                building.warn_if_empty();
             })
             .map_err(|e| KbError::Index(format!("cannot start the indexing thread: {e}")))?;
         Ok(catalog)
@@ -194,13 +196,12 @@ impl KbCatalog {
         })
     }
 
-    /// Starts watching the folder when `options.watch` (after the first
-    /// index, so its events are not a second scan).
+    /// Starts watching the folder when `options.watch`: before the first
+    /// index, so that a file written while it is built, or just after (once
+    /// a search has seen the index), is re-indexed rather than missed. Reads
+    /// make no events, so the first index itself causes no second scan.
     fn watch(&self, options: KbOptions) {
         let shared = &self.inner.shared;
-        if shared.current().by_path.is_empty() {
-            tracing::warn!("KB: no entries in {}", shared.dir.display());
-        }
         if !options.watch {
             return;
         }
@@ -216,6 +217,14 @@ impl KbCatalog {
                 "KB: cannot watch {}, changes need a restart: {e}",
                 shared.dir.display()
             ),
+        }
+    }
+
+    /// A warning when the index holds no entry.
+    fn warn_if_empty(&self) {
+        let shared = &self.inner.shared;
+        if shared.current().by_path.is_empty() {
+            tracing::warn!("KB: no entries in {}", shared.dir.display());
         }
     }
 
