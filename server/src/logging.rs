@@ -89,21 +89,22 @@ pub fn is_json() -> bool {
 /// format (so every line stays one JSON object), else a plain line
 /// `lorebase-herald: ...`.
 pub fn notice(message: &str) {
-    crate::log_buffer::flush();
-    if is_json() {
-        tracing::info!(target: "lorebase_herald", "{message}");
-    } else {
-        eprintln!("lorebase-herald: {message}");
-    }
+    operator_line(message, false);
 }
 
 /// A failure that ends Herald, as [`notice`] writes it (error level in JSON).
 pub fn fatal(message: &str) {
+    operator_line(message, true);
+}
+
+/// [`notice`] and [`fatal`]: after the log lines still waiting in
+/// [`crate::log_buffer`], so the order on stderr is kept.
+fn operator_line(message: &str, failure: bool) {
     crate::log_buffer::flush();
-    if is_json() {
-        tracing::error!(target: "lorebase_herald", "{message}");
-    } else {
-        eprintln!("lorebase-herald: {message}");
+    match (is_json(), failure) {
+        (true, false) => tracing::info!(target: "lorebase_herald", "{message}"),
+        (true, true) => tracing::error!(target: "lorebase_herald", "{message}"),
+        (false, _) => eprintln!("lorebase-herald: {message}"),
     }
 }
 
