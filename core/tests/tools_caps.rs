@@ -264,3 +264,36 @@ async fn json_caps_cut_the_text_around_identifiers_never_them() {
     // The long text around them was cut, and says so.
     assert!(v["cuts"].as_array().is_some_and(|c| !c.is_empty()), "{v}");
 }
+
+/// `max_items` cuts inline lists in text too (a Kind's attributes in
+/// lorebase_schema and in lorebase_context's schema section), each cut marked.
+#[tokio::test]
+async fn inline_lists_are_cut_at_max_items_and_marked() {
+    let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();
+    let t = toolbox_on(&sandbox.url(), "supply", |s| s.output.max_items = 2);
+    let schema = call(&t, "lorebase_schema", json!({"kinds": ["Supplier"]})).await;
+    let attrs = schema
+        .text
+        .lines()
+        .find(|l| l.starts_with("  supplier_code:"))
+        .unwrap_or_else(|| panic!("{}", schema.text));
+    assert_eq!(
+        attrs,
+        "  supplier_code: string!, legal_name: string!, ... 7 more attributes"
+    );
+    let context = call(
+        &t,
+        "lorebase_context",
+        json!({"records": ["Supplier/S-1001"], "token_budget": 4000}),
+    )
+    .await;
+    let kind = context
+        .text
+        .lines()
+        .find(|l| l.starts_with("- Supplier (key"))
+        .unwrap_or_else(|| panic!("{}", context.text));
+    assert!(
+        kind.ends_with("supplier_code: string!, legal_name: string!, ... 7 more attributes"),
+        "{kind}"
+    );
+}

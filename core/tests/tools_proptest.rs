@@ -107,3 +107,101 @@ proptest! {
         }
     }
 }
+
+/// The footer lines an answer ends with, by their prefixes (herald.md's
+/// footers: counts, cursors, coverage, truncation, Sources, Proposals,
+/// search modes, next steps): the lines a cut must keep.
+fn footer_lines(text: &str) -> Vec<&str> {
+    const PREFIXES: &[&str] = &[
+        "rows: ",
+        "next_cursor: ",
+        "coverage: ",
+        "truncated",
+        "SOURCES",
+        "PROPOSAL",
+        "SEARCH ",
+        "next: ",
+        "revision: ",
+        "proposal: ",
+        "unmatched: ",
+        "skipped: ",
+        "stopped: ",
+        "not found: ",
+        "trimmed to the budget",
+    ];
+    let mut lines: Vec<&str> = text
+        .lines()
+        .rev()
+        .take_while(|l| PREFIXES.iter().any(|p| l.starts_with(p)))
+        .collect();
+    lines.reverse();
+    lines
+}
+
+/// Every golden case that does not write (a write's second answer differs).
+fn read_cases() -> Vec<crate::tools_golden::Case> {
+    crate::tools_golden::cases()
+        .into_iter()
+        .filter(|c| c.args.get("dry_run") != Some(&serde_json::json!(false)))
+        .collect()
+}
+
+/// A cut text answer of every tool still ends with every footer line the
+/// uncut one had, is within `max_chars`, and marks the cut.
+#[test]
+fn a_cut_text_answer_keeps_its_footer_within_max_chars() {
+    use lorebase_sandbox::{Sandbox, SandboxOptions};
+    use tools_support::call;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let sandbox = rt
+        .block_on(Sandbox::start(SandboxOptions::default()))
+        .unwrap();
+    let cases = read_cases();
+    let mut tools: Vec<&str> = cases.iter().map(|c| c.tool).collect();
+    tools.dedup();
+    assert_eq!(tools.len(), 14, "every Lorebase tool: {tools:?}");
+    let uncut: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            let t = toolbox_on(&sandbox.url(), c.domain, |_| {});
+            rt.block_on(call(&t, c.tool, c.args.clone())).text
+        })
+        .collect();
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(64));
+    let strategy = (0..cases.len(), 200usize..3000);
+    runner
+        .run(&strategy, |(i, max)| {
+            let (case, whole) = (&cases[i], &uncut[i]);
+            let t = toolbox_on(&sandbox.url(), case.domain, |s| s.output.max_chars = max);
+            let out = rt.block_on(call(&t, case.tool, case.args.clone()));
+            prop_assert!(!out.is_error, "{}", out.text);
+            let len = out.text.chars().count();
+            prop_assert!(
+                len <= max,
+                "{} at {max}: {len} chars\n{}",
+                case.stem,
+                out.text
+            );
+            if whole.chars().count() <= max {
+                prop_assert_eq!(&out.text, whole);
+                return Ok(());
+            }
+            prop_assert!(out.text.contains("[truncated: "), "{}", out.text);
+            let footer = footer_lines(whole).join("\n");
+            // A footer with the marker line fits: it is kept whole, last.
+            if footer.chars().count() + 120 <= max {
+                prop_assert!(
+                    out.text.ends_with(&footer),
+                    "{} at {max} lost its footer {footer:?}:\n{}",
+                    case.stem,
+                    out.text
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+}

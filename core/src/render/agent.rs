@@ -5,13 +5,13 @@ use serde_json::Value;
 
 use super::provenance::{attribute_changes, attribute_lineage, history_entry};
 use super::reads::link;
-use super::{Lines, count, inline_text, quoted, short_rev};
+use super::{Lines, Text, count, inline_text, quoted, short_rev};
 use crate::config::OutputSettings;
 use crate::keeper::model::*;
 
 /// `lorebase_context`: Keeper's pack as markdown (seeds with values,
 /// neighbors, Links, schema, recent changes, lineage, what the budget trimmed).
-pub fn context(p: &ContextPack, caps: &OutputSettings) -> String {
+pub fn context(p: &ContextPack, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "# Context: {} on {} rev {} (~{} of {} tokens)",
@@ -40,7 +40,7 @@ pub fn context(p: &ContextPack, caps: &OutputSettings) -> String {
             l.line(line);
         });
         if !r.masked.is_empty() {
-            l.line(format!("- masked: {}", r.masked.join(", ")));
+            l.line(format!("- masked: {}", l.inline(&r.masked, "masked")));
         }
         if !r.link_counts.is_empty() {
             let parts: Vec<String> = r
@@ -48,7 +48,7 @@ pub fn context(p: &ContextPack, caps: &OutputSettings) -> String {
                 .iter()
                 .map(|(k, n)| format!("{k} {n}"))
                 .collect();
-            l.line(format!("- links: {}", parts.join(", ")));
+            l.line(format!("- links: {}", l.inline(&parts, "Relations")));
         }
     });
     if !p.neighbors.is_empty() {
@@ -88,7 +88,7 @@ pub fn context(p: &ContextPack, caps: &OutputSettings) -> String {
                 k.name,
                 k.key,
                 k.title,
-                attrs.join(", ")
+                l.inline(&attrs, "attributes")
             ));
         });
     }
@@ -112,6 +112,7 @@ pub fn context(p: &ContextPack, caps: &OutputSettings) -> String {
             }
         });
     }
+    l.begin_footer();
     if !p.trimmed.is_empty() {
         let parts: Vec<String> = p
             .trimmed
@@ -123,12 +124,12 @@ pub fn context(p: &ContextPack, caps: &OutputSettings) -> String {
             parts.join(", ")
         ));
     }
-    l.into_string()
+    l.into_text()
 }
 
 /// `lorebase_execute`: status, edits, violations, warnings, the new Revision,
 /// the Proposal, and the `next` steps.
-pub fn execute(r: &ExecuteResult, caps: &OutputSettings) -> String {
+pub fn execute(r: &ExecuteResult, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "{} {} on {} from head {}{}",
@@ -154,6 +155,7 @@ pub fn execute(r: &ExecuteResult, caps: &OutputSettings) -> String {
         l.line(format!("{op} {} {}", e.record, e.change.as_str()));
         attribute_changes(l, &e.changes, "  ");
     });
+    l.begin_footer();
     if !r.violations.is_empty() {
         l.line(format!("violations: {}", r.violations.len()));
         l.list(&r.violations, "violations", "  ", |l, v| {
@@ -192,5 +194,5 @@ pub fn execute(r: &ExecuteResult, caps: &OutputSettings) -> String {
         let line = format!("next: {}", inline_text(n, l.caps().max_value_chars));
         l.line(line);
     });
-    l.into_string()
+    l.into_text()
 }

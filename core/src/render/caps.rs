@@ -103,36 +103,10 @@ pub fn cut_middle(s: &str, max_chars: usize) -> String {
     }
 }
 
-/// Cuts a whole text output to at most `max_chars` characters (marker
-/// included, as long as `max_chars` leaves room for it), preferring to cut at a
-/// line end, and says how much was left out.
+/// Cuts a whole text output without footer lines to at most `max_chars`
+/// characters, marker included (see [`super::text::cut`]).
 pub fn cut_text(text: &str, max_chars: usize) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_string();
-    }
-    // The marker's length with the largest possible count bounds the real one.
-    let marker_len = marker(total).chars().count();
-    let budget = max_chars.saturating_sub(marker_len);
-    let mut kept = prefix_chars(text, budget);
-    // Keep whole lines when a line end is in the last fifth of the budget.
-    if let Some(nl) = kept.rfind('\n')
-        && kept[..nl].chars().count() * 5 >= budget * 4
-    {
-        kept = &kept[..nl];
-    }
-    let kept = kept.trim_end_matches('\n');
-    let omitted = total - kept.chars().count();
-    if kept.is_empty() {
-        return marker(omitted).trim_start().to_string();
-    }
-    format!("{kept}{}", marker(omitted))
-}
-
-fn marker(omitted: usize) -> String {
-    format!(
-        "\n[truncated: {omitted} more chars; narrow the request, lower `limit` or page with `cursor`]"
-    )
+    super::text::cut(&super::text::Text::from(text.to_string()), max_chars)
 }
 
 /// One cut of a JSON answer, listed under `cuts`.

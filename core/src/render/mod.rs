@@ -15,12 +15,14 @@ pub mod kb;
 pub mod provenance;
 pub mod reads;
 pub mod revisions;
+pub mod text;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::OutputSettings;
 use crate::tool::RenderedOutput;
+pub use text::Text;
 
 /// The `format` argument every tool takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -69,15 +71,15 @@ impl schemars::JsonSchema for OutputFormat {
 /// `outputSchema` MUST return `structuredContent` (MCP 2025-06-18 and later),
 /// and the official Python and TypeScript SDK clients refuse a result
 /// without it; `format` then chooses the text block only.
-pub fn finish(
+pub fn finish<T: Into<Text>>(
     format: OutputFormat,
-    text: impl FnOnce() -> String,
+    text: impl FnOnce() -> T,
     json: impl FnOnce() -> Value,
     caps: &OutputSettings,
 ) -> RenderedOutput {
     match format {
         OutputFormat::Text => RenderedOutput {
-            text: caps::cut_text(&text(), caps.max_chars),
+            text: text::cut(&text().into(), caps.max_chars),
             is_error: false,
             structured: caps.schemas.then(|| caps::cap_json(json(), caps)),
         },
@@ -136,6 +138,8 @@ pub fn score(x: f64) -> String {
 pub struct Lines<'a> {
     caps: &'a OutputSettings,
     out: String,
+    /// Where the footer starts in `out`, once begun.
+    footer_at: Option<usize>,
 }
 
 impl<'a> Lines<'a> {
@@ -144,6 +148,7 @@ impl<'a> Lines<'a> {
         Self {
             caps,
             out: String::new(),
+            footer_at: None,
         }
     }
 
@@ -184,9 +189,37 @@ impl<'a> Lines<'a> {
         self.caps
     }
 
-    /// The finished text.
+    /// Starts the footer: the lines appended from now on carry the way
+    /// forward (counts, cursors, coverage, next steps) and are kept whole
+    /// when `output.max_chars` cuts the answer.
+    pub fn begin_footer(&mut self) {
+        if self.footer_at.is_none() {
+            self.footer_at = Some(self.out.len());
+        }
+    }
+
+    /// An inline list (`a, b, c`) cut at `max_items`, the cut marked.
+    pub fn inline<S: AsRef<str>>(&self, items: &[S], what: &str) -> String {
+        text::inline_list(items, what, self.caps.max_items)
+    }
+
+    /// The finished text, body and footer joined.
     pub fn into_string(self) -> String {
         self.out
+    }
+
+    /// The finished text, its footer apart.
+    pub fn into_text(self) -> Text {
+        match self.footer_at {
+            None => Text::from(self.out),
+            Some(at) => {
+                let (body, footer) = self.out.split_at(at);
+                Text {
+                    body: body.to_string(),
+                    footer: footer.trim_start_matches('\n').to_string(),
+                }
+            }
+        }
     }
 }
 
@@ -287,7 +320,7 @@ mod tests {
         let caps = small_caps(false);
         let text = finish(
             OutputFormat::Text,
-            || "a line".into(),
+            || String::from("a line"),
             || json!({"a": 1}),
             &caps,
         );

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::reads::{link, source};
-use super::{Lines, count, inline_text, quoted, short_rev};
+use super::{Lines, Text, count, inline_text, quoted, short_rev};
 use crate::config::OutputSettings;
 use crate::keeper::model::*;
 
@@ -15,7 +15,7 @@ use crate::keeper::model::*;
 /// f4d229169a37... 2026-10-01T08:00:04Z usr_editor [operation] updated: Raise the risk of S-1001
 ///   risk_score: 32 -> 90
 /// ```
-pub fn history(h: &History, caps: &OutputSettings) -> String {
+pub fn history(h: &History, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "{} rev {} on {}: {}",
@@ -25,10 +25,11 @@ pub fn history(h: &History, caps: &OutputSettings) -> String {
         count(h.total, "change", "changes")
     ));
     l.list(&h.entries, "changes", "", |l, e| history_entry(l, e, ""));
+    l.begin_footer();
     if let Some(c) = &h.next_cursor {
         l.line(format!("next_cursor: {c}"));
     }
-    l.into_string()
+    l.into_text()
 }
 
 /// One history entry: its header line and its attribute changes.
@@ -88,7 +89,7 @@ pub fn attribute_changes(l: &mut Lines<'_>, changes: &[AttributeChange], indent:
 /// created <- usr_loader at 2026-10-01T08:00:03Z in 97ce9a2ce272...
 /// risk_score = 90 <- operation by usr_editor at 2026-10-01T08:00:04Z in f4d229169a37... operation update_supplier
 /// ```
-pub fn lineage(g: &Lineage, caps: &OutputSettings) -> String {
+pub fn lineage(g: &Lineage, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "{} rev {} on {} ({})",
@@ -99,15 +100,25 @@ pub fn lineage(g: &Lineage, caps: &OutputSettings) -> String {
     ));
     l.line(created(&g.created));
     l.list(&g.attributes, "attributes", "", attribute_lineage);
+    l.begin_footer();
     if !g.sources.is_empty() {
         let names: Vec<String> = g.sources.iter().map(source).collect();
-        l.line(format!("SOURCES: {}", names.join("; ")));
+        let shown: Vec<&str> = names
+            .iter()
+            .take(caps.max_items)
+            .map(String::as_str)
+            .collect();
+        let mut line = format!("SOURCES: {}", shown.join("; "));
+        if names.len() > shown.len() {
+            line.push_str(&format!("; ... {} more Sources", names.len() - shown.len()));
+        }
+        l.line(line);
     }
     l.list(&g.proposals, "proposals", "", |l, p| {
         let line = format!("PROPOSAL {}", proposal(p, l.caps().max_value_chars));
         l.line(line);
     });
-    l.into_string()
+    l.into_text()
 }
 
 fn created(o: &Origin) -> String {
@@ -176,7 +187,7 @@ pub fn proposal(p: &ProposalRef, max_value_chars: usize) -> String {
 
 /// `lorebase_explain`: how the Record was created, per attribute its value and
 /// last change, then its Links and the Proposals that changed it.
-pub fn explain(x: &Explain, caps: &OutputSettings) -> String {
+pub fn explain(x: &Explain, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "{} {} rev {} on {}",
@@ -193,6 +204,7 @@ pub fn explain(x: &Explain, caps: &OutputSettings) -> String {
             l.line(format!("  {}", link(k)))
         });
     }
+    l.begin_footer();
     if let Some(props) = &x.proposals {
         l.line(format!("PROPOSALS ({})", props.len()));
         l.list(props, "proposals", "  ", |l, p| {
@@ -200,5 +212,5 @@ pub fn explain(x: &Explain, caps: &OutputSettings) -> String {
             l.line(line);
         });
     }
-    l.into_string()
+    l.into_text()
 }

@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Lines, count, quoted, score, short_id, short_rev};
+use super::{Lines, Text, count, quoted, score, short_id, short_rev};
 use crate::config::OutputSettings;
 use crate::keeper::model::*;
 
 /// `lorebase_schema`: Kinds (`!` = required), Relations, Operations, Traits,
 /// LENSES, Sources, then the SEARCH line.
-pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
+pub fn schema(s: &Schema, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "{} rev {} on {}: {}, {}",
@@ -31,7 +31,7 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
             count(k.record_count, "record", "records")
         );
         if !k.traits.is_empty() {
-            head.push_str(&format!(", traits {}", k.traits.join(", ")));
+            head.push_str(&format!(", traits {}", l.inline(&k.traits, "Traits")));
         }
         if k.embedded {
             head.push_str(", embedded");
@@ -41,27 +41,27 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
         }
         l.line(head);
         if !k.synonyms.is_empty() {
-            l.line(format!("  synonyms: {}", k.synonyms.join(", ")));
+            l.line(format!("  synonyms: {}", l.inline(&k.synonyms, "synonyms")));
         }
         let attrs: Vec<String> = k.attributes.iter().map(attribute).collect();
-        l.line(format!("  {}", attrs.join(", ")));
-        for a in &k.attributes {
+        l.line(format!("  {}", l.inline(&attrs, "attributes")));
+        for a in k.attributes.iter().take(l.caps().max_items) {
             let mut extra = Vec::new();
             if let Some(d) = &a.description {
                 extra.push(l.val(&Value::String(d.clone())));
             }
             if !a.values.is_empty() {
-                extra.push(format!("values {}", a.values.join(", ")));
+                extra.push(format!("values {}", l.inline(&a.values, "values")));
             }
             if !a.synonyms.is_empty() {
-                extra.push(format!("synonyms {}", a.synonyms.join(", ")));
+                extra.push(format!("synonyms {}", l.inline(&a.synonyms, "synonyms")));
             }
             if !extra.is_empty() {
                 l.line(format!("    {}: {}", a.name, extra.join("; ")));
             }
         }
         if !k.operations.is_empty() {
-            l.line(format!("  ops: {}", k.operations.join(", ")));
+            l.line(format!("  ops: {}", l.inline(&k.operations, "Operations")));
         }
     });
     if !s.relations.is_empty() {
@@ -89,7 +89,7 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
                     )
                 })
                 .collect();
-            let mut line = format!("  {}({})", o.name, params.join(", "));
+            let mut line = format!("  {}({})", o.name, l.inline(&params, "parameters"));
             if let Some(k) = &o.kind {
                 line.push_str(&format!(" on {k}"));
             }
@@ -109,9 +109,9 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
     if !s.traits.is_empty() {
         l.line("TRAITS");
         l.list(&s.traits, "Traits", "  ", |l, t| {
-            let mut line = format!("  {}: {}", t.name, t.kinds.join(", "));
+            let mut line = format!("  {}: {}", t.name, l.inline(&t.kinds, "Kinds"));
             if !t.attributes.is_empty() {
-                line.push_str(&format!(" [{}]", t.attributes.join(", ")));
+                line.push_str(&format!(" [{}]", l.inline(&t.attributes, "attributes")));
             }
             l.line(line);
         });
@@ -119,12 +119,15 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
     if !s.lenses.is_empty() {
         l.line("LENSES");
         l.list(&s.lenses, "lenses", "  ", |l, lens| {
-            let mut parts = vec![format!("kinds {}", lens.kinds.join(", "))];
+            let mut parts = vec![format!("kinds {}", l.inline(&lens.kinds, "Kinds"))];
             if !lens.traits.is_empty() {
-                parts.push(format!("traits {}", lens.traits.join(", ")));
+                parts.push(format!("traits {}", l.inline(&lens.traits, "Traits")));
             }
             if !lens.relations.is_empty() {
-                parts.push(format!("relations {}", lens.relations.join(", ")));
+                parts.push(format!(
+                    "relations {}",
+                    l.inline(&lens.relations, "Relations")
+                ));
             }
             if let Some(d) = lens.depth {
                 parts.push(format!("depth {d}"));
@@ -139,6 +142,7 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
             l.line(line);
         });
     }
+    l.begin_footer();
     if !s.sources.is_empty() {
         l.line("SOURCES");
         l.list(&s.sources, "Sources", "  ", |l, src| {
@@ -146,7 +150,7 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> String {
         });
     }
     l.line(search_line(&s.search));
-    l.into_string()
+    l.into_text()
 }
 
 fn attribute(a: &AttributeDef) -> String {
@@ -188,7 +192,7 @@ fn search_line(s: &SearchInfo) -> String {
 
 /// `lorebase_get`: the values, masked attributes, Link counts, and the Links
 /// when asked for.
-pub fn record(r: &RecordView, caps: &OutputSettings) -> String {
+pub fn record(r: &RecordView, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "{} {} rev {} on {}",
@@ -203,23 +207,26 @@ pub fn record(r: &RecordView, caps: &OutputSettings) -> String {
         l.line(line);
     });
     if !r.masked.is_empty() {
-        l.line(format!("masked: {}", r.masked.join(", ")));
+        l.line(format!("masked: {}", l.inline(&r.masked, "masked")));
     }
-    l.line(link_counts(&r.link_counts));
+    l.line(link_counts(&r.link_counts, caps.max_items));
     if let Some(links) = &r.links {
         l.list(links, "links", "  ", |l, k| {
             l.line(format!("  {}", link(k)))
         });
     }
-    l.into_string()
+    l.into_text()
 }
 
-fn link_counts(counts: &BTreeMap<String, u64>) -> String {
+fn link_counts(counts: &BTreeMap<String, u64>, max_items: usize) -> String {
     if counts.is_empty() {
         return "links: none".into();
     }
     let parts: Vec<String> = counts.iter().map(|(r, n)| format!("{r} {n}")).collect();
-    format!("links: {}", parts.join(", "))
+    format!(
+        "links: {}",
+        super::text::inline_list(&parts, "Relations", max_items)
+    )
 }
 
 /// A Link: `Supplier/S-1 -supplies-> Part/P-1`.
@@ -228,7 +235,7 @@ pub fn link(k: &Link) -> String {
 }
 
 /// `lorebase_resolve`, as herald.md's "From words to counts" shows it.
-pub fn resolve(r: &ResolveResponse, caps: &OutputSettings) -> String {
+pub fn resolve(r: &ResolveResponse, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "rev {}: {}",
@@ -239,8 +246,9 @@ pub fn resolve(r: &ResolveResponse, caps: &OutputSettings) -> String {
     l.list(&numbered, "candidates", "", |l, (i, c)| {
         candidate(l, i + 1, c)
     });
+    l.begin_footer();
     if !r.unmatched.is_empty() {
-        l.line(format!("unmatched: {}", r.unmatched.join(", ")));
+        l.line(format!("unmatched: {}", l.inline(&r.unmatched, "words")));
     }
     if !r.skipped_levels.is_empty() {
         let parts: Vec<String> = r
@@ -248,10 +256,10 @@ pub fn resolve(r: &ResolveResponse, caps: &OutputSettings) -> String {
             .iter()
             .map(|s| format!("{} ({})", s.level.as_str(), s.reason))
             .collect();
-        l.line(format!("skipped: {}", parts.join(", ")));
+        l.line(format!("skipped: {}", l.inline(&parts, "levels")));
     }
     coverage(&mut l, &r.coverage);
-    l.into_string()
+    l.into_text()
 }
 
 fn candidate(l: &mut Lines<'_>, n: usize, c: &Candidate) {
@@ -263,7 +271,7 @@ fn candidate(l: &mut Lines<'_>, n: usize, c: &Candidate) {
         .unwrap_or_default();
     let values = || -> String {
         let values: Vec<String> = c.values.iter().map(|v| l.val(v)).collect();
-        values.join(", ")
+        l.inline(&values, "values")
     };
     let what = match c.candidate_type.known() {
         Some(CandidateType::Kind) => format!("kind {}", c.kind),
@@ -287,7 +295,7 @@ fn candidate(l: &mut Lines<'_>, n: usize, c: &Candidate) {
         "{n}. {what} | {} {} for {}",
         c.level.as_str(),
         score(c.score),
-        matched.join(", ")
+        l.inline(&matched, "words")
     );
     if let Some(rc) = c.record_count {
         line.push_str(&format!(", {}", count(rc, "record", "records")));
@@ -312,7 +320,7 @@ fn coverage(l: &mut Lines<'_>, signals: &[CoverageSignal]) {
 /// lines, then the rows `ref "title" | attr=value` with their included
 /// neighbors; then a `rows: <shown> of <total> (rev <id>...)` footer,
 /// `next_cursor:` and the `coverage:` lines.
-pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
+pub fn query(q: &QueryResponse, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     if let Some(a) = &q.aggregate {
         l.list(&a.groups, "groups", "", |l, g| {
@@ -347,6 +355,7 @@ pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
             });
         }
     });
+    l.begin_footer();
     l.line(format!(
         "rows: {} of {} (rev {})",
         q.rows.len(),
@@ -357,11 +366,11 @@ pub fn query(q: &QueryResponse, caps: &OutputSettings) -> String {
         l.line(format!("next_cursor: {c}"));
     }
     coverage(&mut l, &q.coverage);
-    l.into_string()
+    l.into_text()
 }
 
 /// `lorebase_search`: ranked hits with score and snippet.
-pub fn search(s: &SearchResponse, caps: &OutputSettings) -> String {
+pub fn search(s: &SearchResponse, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "{} search rev {}: {}",
@@ -383,17 +392,18 @@ pub fn search(s: &SearchResponse, caps: &OutputSettings) -> String {
             l.line(format!("   {snippet}"));
         }
     });
+    l.begin_footer();
     if s.truncated_candidates {
         l.line("truncated_candidates: every term was so common that only a sample of the matches was ranked; add rarer words or filters");
     }
     if s.truncated {
         l.line("truncated: the vector list stopped short while more Records match the filters; narrow the filters");
     }
-    l.into_string()
+    l.into_text()
 }
 
 /// `lorebase_neighborhood`: nodes (with values when asked for), then edges.
-pub fn neighborhood(n: &NeighborhoodResponse, caps: &OutputSettings) -> String {
+pub fn neighborhood(n: &NeighborhoodResponse, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "neighborhood rev {}: {}, {}",
@@ -422,8 +432,9 @@ pub fn neighborhood(n: &NeighborhoodResponse, caps: &OutputSettings) -> String {
         l.line("EDGES");
         l.list(&n.edges, "edges", "", |l, e| l.line(link(e)));
     }
+    l.begin_footer();
     if n.truncated {
         l.line("truncated: Keeper's node or edge cap stopped the walk; lower depth, name relations or raise max_nodes/max_edges");
     }
-    l.into_string()
+    l.into_text()
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::provenance::attribute_changes;
 use super::reads::link;
-use super::{Lines, count, inline_text, short_rev};
+use super::{Lines, Text, count, inline_text, short_rev};
 use crate::config::OutputSettings;
 use crate::keeper::model::*;
 
@@ -36,7 +36,7 @@ pub struct Changes {
 
 /// `lorebase_changes`: one line per Revision, newest first, and how the paging
 /// ended.
-pub fn changes(c: &Changes, max_pages: u32, caps: &OutputSettings) -> String {
+pub fn changes(c: &Changes, max_pages: u32, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     let mut head = format!(
         "{} head {}: {}",
@@ -70,6 +70,7 @@ pub fn changes(c: &Changes, max_pages: u32, caps: &OutputSettings) -> String {
         }
         l.line(line);
     });
+    l.begin_footer();
     if let Some(s) = &c.since {
         if c.stopped_by_max_pages {
             l.line(format!(
@@ -88,12 +89,12 @@ pub fn changes(c: &Changes, max_pages: u32, caps: &OutputSettings) -> String {
     if let Some(cur) = &c.next_cursor {
         l.line(format!("next_cursor: {cur}"));
     }
-    l.into_string()
+    l.into_text()
 }
 
 /// `lorebase_diff`: counts per Kind and Relation, then `+`/`~`/`-` elements
 /// with old -> new values.
-pub fn diff(d: &Diff, caps: &OutputSettings) -> String {
+pub fn diff(d: &Diff, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
         "diff {} -> {}: {}",
@@ -116,14 +117,15 @@ pub fn diff(d: &Diff, caps: &OutputSettings) -> String {
         l.line(format!("{} {target}", e.op));
         attribute_changes(l, &e.changes, "  ");
     });
+    l.begin_footer();
     if let Some(c) = &d.next_cursor {
         l.line(format!("next_cursor: {c}"));
     }
-    l.into_string()
+    l.into_text()
 }
 
 /// `lorebase_branches`: branches with head, default and protected flags.
-pub fn branches(b: &BranchList, caps: &OutputSettings) -> String {
+pub fn branches(b: &BranchList, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(count(b.branches.len() as u64, "branch", "branches"));
     l.list(&b.branches, "branches", "", |l, br| {
@@ -139,8 +141,9 @@ pub fn branches(b: &BranchList, caps: &OutputSettings) -> String {
         }
         l.line(line);
     });
+    l.begin_footer();
     if let Some(c) = &b.next_cursor {
         l.line(format!("next_cursor: {c}"));
     }
-    l.into_string()
+    l.into_text()
 }

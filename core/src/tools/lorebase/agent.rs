@@ -102,7 +102,7 @@ impl LorebaseTool for LorebaseContext {
         Ok(ctx.keeper.context(ctx.cred, &c.domain, &req).await?)
     }
 
-    fn text(answer: &ContextPack, settings: &Settings) -> String {
+    fn text(answer: &ContextPack, settings: &Settings) -> render::Text {
         render::agent::context(answer, &settings.output)
     }
 }
@@ -173,7 +173,7 @@ impl LorebaseTool for LorebaseExecute {
             .await?)
     }
 
-    fn text(answer: &ExecuteResult, settings: &Settings) -> String {
+    fn text(answer: &ExecuteResult, settings: &Settings) -> render::Text {
         render::agent::execute(answer, &settings.output)
     }
 }

@@ -44,7 +44,7 @@ impl LorebaseTool for LorebaseExplain {
             .await?)
     }
 
-    fn text(answer: &Explain, settings: &Settings) -> String {
+    fn text(answer: &Explain, settings: &Settings) -> render::Text {
         render::provenance::explain(answer, &settings.output)
     }
 }
@@ -89,7 +89,7 @@ impl LorebaseTool for LorebaseHistory {
             .await?)
     }
 
-    fn text(answer: &History, settings: &Settings) -> String {
+    fn text(answer: &History, settings: &Settings) -> render::Text {
         render::provenance::history(answer, &settings.output)
     }
 }
@@ -125,7 +125,7 @@ impl LorebaseTool for LorebaseLineage {
             .await?)
     }
 
-    fn text(answer: &Lineage, settings: &Settings) -> String {
+    fn text(answer: &Lineage, settings: &Settings) -> render::Text {
         render::provenance::lineage(answer, &settings.output)
     }
 }

@@ -71,7 +71,7 @@ impl LorebaseTool for LorebaseSchema {
         Ok(ctx.keeper.schema(ctx.cred, &c.domain, &params).await?)
     }
 
-    fn text(answer: &DomainSchema, settings: &Settings) -> String {
+    fn text(answer: &DomainSchema, settings: &Settings) -> render::Text {
         render::reads::schema(answer, &settings.output)
     }
 }
@@ -109,7 +109,7 @@ impl LorebaseTool for LorebaseGet {
             .await?)
     }
 
-    fn text(answer: &RecordView, settings: &Settings) -> String {
+    fn text(answer: &RecordView, settings: &Settings) -> render::Text {
         render::reads::record(answer, &settings.output)
     }
 }
@@ -152,7 +152,7 @@ impl LorebaseTool for LorebaseResolve {
         Ok(ctx.keeper.resolve(ctx.cred, &c.domain, &req).await?)
     }
 
-    fn text(answer: &ResolveResponse, settings: &Settings) -> String {
+    fn text(answer: &ResolveResponse, settings: &Settings) -> render::Text {
         render::reads::resolve(answer, &settings.output)
     }
 }
@@ -228,7 +228,7 @@ impl LorebaseTool for LorebaseQuery {
         Ok(ctx.keeper.query(ctx.cred, &c.domain, &req).await?)
     }
 
-    fn text(answer: &QueryResponse, settings: &Settings) -> String {
+    fn text(answer: &QueryResponse, settings: &Settings) -> render::Text {
         render::reads::query(answer, &settings.output)
     }
 }
@@ -280,7 +280,7 @@ impl LorebaseTool for LorebaseSearch {
         Ok(ctx.keeper.search(ctx.cred, &c.domain, &req).await?)
     }
 
-    fn text(answer: &SearchResponse, settings: &Settings) -> String {
+    fn text(answer: &SearchResponse, settings: &Settings) -> render::Text {
         render::reads::search(answer, &settings.output)
     }
 }
@@ -330,7 +330,7 @@ impl LorebaseTool for LorebaseNeighborhood {
         Ok(ctx.keeper.neighborhood(ctx.cred, &c.domain, &req).await?)
     }
 
-    fn text(answer: &NeighborhoodResponse, settings: &Settings) -> String {
+    fn text(answer: &NeighborhoodResponse, settings: &Settings) -> render::Text {
         render::reads::neighborhood(answer, &settings.output)
     }
 }

@@ -102,7 +102,7 @@ impl LorebaseTool for LorebaseChanges {
         Ok(answer)
     }
 
-    fn text(answer: &Changes, settings: &Settings) -> String {
+    fn text(answer: &Changes, settings: &Settings) -> render::Text {
         let max_pages = settings.changes.max_pages.max(1);
         render::revisions::changes(answer, max_pages, &settings.output)
     }
@@ -167,7 +167,7 @@ impl LorebaseTool for LorebaseDiff {
         Ok(ctx.keeper.diff(ctx.cred, &c.domain, &params).await?)
     }
 
-    fn text(answer: &Diff, settings: &Settings) -> String {
+    fn text(answer: &Diff, settings: &Settings) -> render::Text {
         render::revisions::diff(answer, &settings.output)
     }
 }
@@ -200,7 +200,7 @@ impl LorebaseTool for LorebaseBranches {
         Ok(ctx.keeper.branches(ctx.cred, &c.domain, &params).await?)
     }
 
-    fn text(answer: &BranchList, settings: &Settings) -> String {
+    fn text(answer: &BranchList, settings: &Settings) -> render::Text {
         render::revisions::branches(answer, &settings.output)
     }
 }

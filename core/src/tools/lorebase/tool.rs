@@ -58,7 +58,7 @@ pub(crate) trait LorebaseTool {
     ) -> impl Future<Output = Result<Self::Answer, ToolError>> + Send;
 
     /// The `text` format of the answer (a renderer of [`crate::render`]).
-    fn text(answer: &Self::Answer, settings: &Settings) -> String;
+    fn text(answer: &Self::Answer, settings: &Settings) -> render::Text;
 }
 
 /// A call of one tool, under way.

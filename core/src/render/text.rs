@@ -1,0 +1,213 @@
+//! A text answer as its renderer made it: a body and the footer lines it
+//! ends with (`rows: N of M`, `next_cursor:`, `coverage:`, `truncated`,
+//! `SOURCES`, `PROPOSAL`, `SEARCH`, `next:`), and how `output.max_chars`
+//! cuts it: the body is cut (at a line end when one is near), the footer is
+//! kept whole after the marker, and the whole answer, marker included, is
+//! never longer than `max_chars` (herald.md, Output size).
+//!
+//! ```text
+//! Product/P-0001 "Runner Rosso" | color=Rosso
+//! [truncated: 2710 more chars; narrow the request, lower `limit` or page with `cursor`]
+//! rows: 50 of 70 (rev aef6c1b104ba...)
+//! next_cursor: 7631...
+//! coverage: color missing on 25% of Product: a filter on color excludes them
+//! ```
+
+use super::caps::prefix_chars;
+
+/// The shortest `output.max_chars` the settings accept: room for the cut
+/// marker and a footer line or two.
+pub const MIN_MAX_CHARS: usize = 200;
+
+/// A text answer before the caps: its body, and its footer (the lines that
+/// carry the way forward: cursors, counts, coverage; kept by every cut).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text {
+    /// The lines before the footer.
+    pub body: String,
+    /// The footer lines (empty when the answer has none).
+    pub footer: String,
+}
+
+impl Text {
+    /// The answer whole: body, a line break, footer.
+    pub fn joined(&self) -> String {
+        match (self.body.is_empty(), self.footer.is_empty()) {
+            (_, true) => self.body.clone(),
+            (true, false) => self.footer.clone(),
+            (false, false) => format!("{}\n{}", self.body, self.footer),
+        }
+    }
+}
+
+impl From<String> for Text {
+    /// An answer without footer lines.
+    fn from(body: String) -> Self {
+        Self {
+            body,
+            footer: String::new(),
+        }
+    }
+}
+
+/// Cuts a text answer to at most `max_chars` characters (marker included):
+/// the body is cut and marked, the footer kept whole after the marker. Of
+/// a footer too long to keep with the marker, the last lines that fit are
+/// kept (the others are cut with the body); a last line too long alone is
+/// cut with the rest (the whole answer as one text).
+pub fn cut(text: &Text, max_chars: usize) -> String {
+    let whole = text.joined();
+    let total = whole.chars().count();
+    if total <= max_chars {
+        return whole;
+    }
+    if text.footer.is_empty() || text.body.is_empty() {
+        return cut_body(&whole, max_chars, total);
+    }
+    // The body's marker is bounded by the one naming every character.
+    let marker_len = marker(total).chars().count();
+    // A footer too long to keep whole with the marker keeps its last lines
+    // (the cursor and coverage come last); the others join the body.
+    let mut split = 0;
+    loop {
+        let footer = &text.footer[split..];
+        let room = max_chars.saturating_sub(footer.chars().count() + 1);
+        if room >= marker_len {
+            let body = format!("{}{}", text.body, &text.footer[..split]);
+            let body = body.trim_end_matches('\n');
+            return format!("{}\n{footer}", cut_body(body, room, total));
+        }
+        match footer.find('\n') {
+            Some(nl) => split += nl + 1,
+            None => return cut_body(&whole, max_chars, total),
+        }
+    }
+}
+
+/// Cuts `text` to `max_chars` characters, marker included (as long as
+/// `max_chars` leaves room for the marker: the settings ensure it does),
+/// preferring a line end in the last fifth of what is kept. `bound` is at
+/// least the count the marker will name (it sizes the marker).
+fn cut_body(text: &str, max_chars: usize, bound: usize) -> String {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return text.to_string();
+    }
+    let budget = max_chars.saturating_sub(marker(bound.max(total)).chars().count());
+    let mut kept = prefix_chars(text, budget);
+    if let Some(nl) = kept.rfind('\n')
+        && kept[..nl].chars().count() * 5 >= budget * 4
+    {
+        kept = &kept[..nl];
+    }
+    let kept = kept.trim_end_matches('\n');
+    let omitted = total - kept.chars().count();
+    if kept.is_empty() {
+        let line = marker(omitted);
+        let line = line.trim_start();
+        // Below the settings' minimum the marker alone is cut too.
+        return prefix_chars(line, max_chars).to_string();
+    }
+    format!("{kept}{}", marker(omitted))
+}
+
+/// The marker line of a cut text (with the line break before it).
+fn marker(omitted: usize) -> String {
+    format!(
+        "\n[truncated: {omitted} more chars; narrow the request, lower `limit` or page with `cursor`]"
+    )
+}
+
+/// The first `max` items joined with `, `, then `... N more <what>` when
+/// some were left out: an inline list cut at `output.max_items`.
+pub fn inline_list<S: AsRef<str>>(items: &[S], what: &str, max: usize) -> String {
+    let mut parts: Vec<&str> = items.iter().take(max).map(AsRef::as_ref).collect();
+    let more = items.len().saturating_sub(max);
+    let tail = format!("... {more} more {what}");
+    if more > 0 {
+        parts.push(&tail);
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(rows: usize) -> Text {
+        Text {
+            body: (0..rows)
+                .map(|i| format!("Product/P-{i:04} \"żółty but\" | color=Rosso"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            footer: "rows: 50 of 70 (rev aef6c1b104ba...)\nnext_cursor: abc123\ncoverage: color missing on 25% of Product".into(),
+        }
+    }
+
+    #[test]
+    fn a_cut_keeps_the_footer_and_the_cap() {
+        let text = answer(50);
+        for max in [MIN_MAX_CHARS, 300, 1500, 2000] {
+            let out = cut(&text, max);
+            assert!(out.chars().count() <= max, "{max}: {}", out.chars().count());
+            assert!(out.ends_with(&text.footer), "{out}");
+            assert!(out.contains("\n[truncated: "), "{out}");
+        }
+        let whole = text.joined();
+        assert_eq!(cut(&text, whole.chars().count()), whole);
+    }
+
+    #[test]
+    fn the_marker_counts_the_body_left_out() {
+        let text = answer(50);
+        let out = cut(&text, 1000);
+        let (body, rest) = out.split_once("\n[truncated: ").unwrap();
+        let omitted: usize = rest.split(' ').next().unwrap().parse().unwrap();
+        assert_eq!(
+            body.chars().count() + omitted,
+            text.body.chars().count(),
+            "{out}"
+        );
+        assert!(body.ends_with("color=Rosso"), "cut at a line end: {body}");
+    }
+
+    #[test]
+    fn a_long_footer_keeps_its_last_lines() {
+        let text = Text {
+            body: "x".repeat(500),
+            footer: format!("SOURCES\n{}\nSEARCH modes lexical", "  s".repeat(100)),
+        };
+        let out = cut(&text, 250);
+        assert!(out.chars().count() <= 250, "{out}");
+        assert!(out.ends_with("]\nSEARCH modes lexical"), "{out}");
+    }
+
+    #[test]
+    fn a_footer_too_long_for_the_cap_is_cut_with_the_rest() {
+        let text = Text {
+            body: "x".repeat(500),
+            footer: format!("next_cursor: {}", "a".repeat(400)),
+        };
+        let out = cut(&text, 300);
+        assert!(out.chars().count() <= 300);
+        assert!(out.contains("[truncated: "));
+    }
+
+    #[test]
+    fn the_cap_holds_even_below_the_minimum() {
+        let text = Text::from("y".repeat(500));
+        for max in [0, 1, 10, 60, 99, 150] {
+            assert!(cut(&text, max).chars().count() <= max, "{max}");
+        }
+    }
+
+    #[test]
+    fn inline_lists_say_how_many_were_left_out() {
+        let names = ["a", "b", "c", "d"];
+        assert_eq!(
+            inline_list(&names, "attributes", 2),
+            "a, b, ... 2 more attributes"
+        );
+        assert_eq!(inline_list(&names, "attributes", 4), "a, b, c, d");
+    }
+}
