@@ -146,6 +146,46 @@ async fn bad_arguments_fail_before_any_keeper_call() {
     );
 }
 
+/// The paths of an error's issue lines.
+fn issue_paths(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("  ")?.split(':').next())
+        .collect()
+}
+
+/// Every bad argument of a call in one answer, one issue per line with its
+/// path, each message as it is alone; the shared arguments' too.
+#[tokio::test]
+async fn every_bad_argument_is_listed_at_once() {
+    let (sandbox, t) = sandbox_toolbox("supply").await;
+    let before = sandbox.request_count();
+    let out = call(&t, "lorebase_history", json!({"ref": "bad", "limit": 9999})).await;
+    assert_error(&out, "validation-failed");
+    let lines: Vec<&str> = out.text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "[validation-failed] invalid arguments `ref`, `limit`"
+    );
+    assert!(lines[1].starts_with("  ref: "), "{}", out.text);
+    assert_eq!(lines[2], "  limit: must be between 1 and 200");
+    assert_eq!(lines.len(), 4, "{}", out.text);
+    let alone = call(&t, "lorebase_history", json!({"ref": "bad"})).await;
+    assert_eq!(alone.text.lines().nth(1), Some(lines[1]));
+    let out = call(
+        &t,
+        "lorebase_search",
+        json!({"query": "", "limit": 0, "format": "xml", "kinds": "Supplier"}),
+    )
+    .await;
+    assert_error(&out, "validation-failed");
+    let paths = issue_paths(&out.text);
+    assert_eq!(paths, ["format", "kinds"], "{}", out.text);
+    let out = call(&t, "lorebase_search", json!({"query": "", "limit": 0})).await;
+    let paths = issue_paths(&out.text);
+    assert_eq!(paths, ["query", "limit"], "{}", out.text);
+    assert_eq!(sandbox.request_count(), before, "no Keeper call");
+}
+
 #[tokio::test]
 async fn a_missing_domain_says_how_to_set_one() {
     let sandbox = Sandbox::start(SandboxOptions::default()).await.unwrap();

@@ -6,7 +6,8 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 use super::bounded::Name;
-use super::parse::{Arg, invalid, take};
+use super::checks::Checks;
+use super::parse::{invalid, take};
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::ReadAt;
@@ -106,30 +107,39 @@ pub(crate) fn take_common(
     settings: &Settings,
     scope: Scope,
 ) -> Result<Common, ToolError> {
-    let format: Option<OutputFormat> = take(args, "format")?;
-    let domain: Option<Name<DOMAIN_MAX>> = take(args, "domain")?;
+    let mut v = Checks::default();
+    let format: Option<OutputFormat> = v.keep(take(args, "format")).flatten();
+    // `None` when the argument did not parse (its error is kept).
+    let domain: Option<Option<Name<DOMAIN_MAX>>> = v.keep(take(args, "domain"));
     let branch: Option<Name<BRANCH_MAX>> = if scope.branch {
-        take(args, "branch")?
+        v.keep(take(args, "branch")).flatten()
     } else {
         None
     };
-    let at: Option<Name<AT_MAX>> = if scope.at { take(args, "at")? } else { None };
-    let domain = match domain.or_else(|| settings.domain.clone().map(Name::new)) {
-        Some(d) => d.check("domain")?,
-        None => {
-            return Err(ToolError {
+    let at: Option<Name<AT_MAX>> = if scope.at {
+        v.keep(take(args, "at")).flatten()
+    } else {
+        None
+    };
+    let domain = match domain.map(|d| d.or_else(|| settings.domain.clone().map(Name::new))) {
+        None => String::new(),
+        Some(Some(d)) => v.check(d, "domain"),
+        Some(None) => {
+            v.keep::<()>(Err(ToolError {
                 next: Some(
                     "pass `domain`, or configure a default (LOREBASE_DOMAIN, herald.domain)".into(),
                 ),
                 ..invalid("domain", "no Domain given and no default Domain configured")
-            });
+            }));
+            String::new()
         }
     };
     let branch = match branch {
-        Some(b) => Some(b.check("branch")?),
+        Some(b) => Some(v.check(b, "branch")),
         None => settings.branch.clone(),
     };
-    let at = at.check("at")?;
+    let at = v.check(at, "at");
+    v.done()?;
     Ok(Common {
         domain,
         format: format.unwrap_or_default(),
@@ -167,5 +177,10 @@ mod tests {
         assert_eq!(e.issues[0].path, "format");
         let e = take_common(&mut map(json!({"domain": ""})), &settings, scope).unwrap_err();
         assert_eq!(e.issues[0].path, "domain");
+        // Every bad shared argument at once, each with its path.
+        let bad = json!({"domain": "", "format": "xml", "at": 7});
+        let e = take_common(&mut map(bad), &settings, scope).unwrap_err();
+        let paths: Vec<&str> = e.issues.iter().map(|i| i.path.as_str()).collect();
+        assert_eq!(paths, ["format", "at", "domain"]);
     }
 }

@@ -13,7 +13,7 @@ use crate::keeper::model::{
 };
 use crate::render;
 use crate::tools::args::{
-    AnyObject, ApiName, Arg, Common, Flag, Int, Name, Names, Refs, Revision, Scope, Slug, Text,
+    AnyObject, ApiName, Checks, Common, Flag, Int, Name, Names, Refs, Revision, Scope, Slug, Text,
     invalid,
 };
 
@@ -52,21 +52,24 @@ impl LorebaseTool for LorebaseContext {
     type Answer = ContextPack;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: ContextArgs) -> Result<ContextPack, ToolError> {
-        let question = a.question.check("question")?;
-        let traits = a.traits.check("traits")?;
-        let lens = a.lens.check("lens")?;
+        let mut v = Checks::default();
+        let question = v.check(a.question, "question");
+        let traits = v.check(a.traits, "traits");
+        let lens = v.check(a.lens, "lens");
         let mut req = ContextRequest {
             read: c.read.clone(),
             records: Vec::new(),
             question: question.clone(),
-            depth: a.depth.check("depth")?,
-            relations: a.relations.check("relations")?,
+            depth: v.check(a.depth, "depth"),
+            relations: v.check(a.relations, "relations"),
             traits: traits.clone(),
             lens: lens.clone(),
-            token_budget: a.token_budget.check("token_budget")?,
+            token_budget: v.check(a.token_budget, "token_budget"),
         };
-        match (a.records, question) {
-            (Some(records), _) => req.records = records.check("records")?,
+        let records = v.check(a.records, "records");
+        v.done()?;
+        match (records, question) {
+            (Some(records), _) => req.records = records,
             (None, Some(q)) => {
                 let search = SearchRequest {
                     read: c.read.clone(),
@@ -151,7 +154,8 @@ impl LorebaseTool for LorebaseExecute {
     type Answer = ExecuteResult;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: ExecuteArgs) -> Result<ExecuteResult, ToolError> {
-        let operation = a.operation.check("operation")?;
+        let mut v = Checks::default();
+        let operation = v.check(a.operation, "operation");
         // `intent`, `auto_propose` and `auto_merge` are passed on as given
         // and Keeper answers (auto_propose without a task is Keeper's
         // validation-failed, herald.md).
@@ -159,14 +163,15 @@ impl LorebaseTool for LorebaseExecute {
             branch: c.read.branch.clone(),
             parameters: a.parameters,
             dry_run: Flag::or_default(a.dry_run),
-            expected_head: a.expected_head.check("expected_head")?,
-            idempotency_key: a.idempotency_key.check("idempotency_key")?,
-            message: a.message.check("message")?,
-            task: a.task.check("task")?,
-            intent: a.intent.check("intent")?,
-            auto_propose: a.auto_propose.check("auto_propose")?,
-            auto_merge: a.auto_merge.check("auto_merge")?,
+            expected_head: v.check(a.expected_head, "expected_head"),
+            idempotency_key: v.check(a.idempotency_key, "idempotency_key"),
+            message: v.check(a.message, "message"),
+            task: v.check(a.task, "task"),
+            intent: v.check(a.intent, "intent"),
+            auto_propose: v.check(a.auto_propose, "auto_propose"),
+            auto_merge: v.check(a.auto_merge, "auto_merge"),
         };
+        v.done()?;
         Ok(ctx
             .keeper
             .execute(ctx.cred, &c.domain, &operation, &req)

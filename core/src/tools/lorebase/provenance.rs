@@ -8,7 +8,7 @@ use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{Explain, History, Lineage, ProvenanceParams};
 use crate::render;
-use crate::tools::args::{Arg, Common, Flag, Int, Name, Names, Ref, Scope, joined};
+use crate::tools::args::{Arg, Checks, Common, Flag, Int, Name, Names, Ref, Scope, joined};
 
 /// `lorebase_explain`: `GET .../records/{key}/explain`.
 pub(crate) struct LorebaseExplain;
@@ -32,12 +32,14 @@ impl LorebaseTool for LorebaseExplain {
     type Answer = Explain;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: ExplainArgs) -> Result<Explain, ToolError> {
-        let record = a.record.check("ref")?;
+        let mut v = Checks::default();
+        let record = v.keep(a.record.check("ref"));
         let params = ProvenanceParams {
             read: c.read.clone(),
-            attributes: joined(a.attributes.check("attributes")?),
+            attributes: joined(v.check(a.attributes, "attributes")),
             ..ProvenanceParams::default()
         };
+        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
             .explain(ctx.cred, &c.domain, &record, &params)
@@ -75,14 +77,16 @@ impl LorebaseTool for LorebaseHistory {
     type Answer = History;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: HistoryArgs) -> Result<History, ToolError> {
-        let record = a.record.check("ref")?;
+        let mut v = Checks::default();
+        let record = v.keep(a.record.check("ref"));
         let params = ProvenanceParams {
             read: c.read.clone(),
-            values: a.values.check("values")?,
-            limit: a.limit.check("limit")?,
-            cursor: a.cursor.check("cursor")?,
+            values: v.check(a.values, "values"),
+            limit: v.check(a.limit, "limit"),
+            cursor: v.check(a.cursor, "cursor"),
             ..ProvenanceParams::default()
         };
+        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
             .history(ctx.cred, &c.domain, &record, &params)
@@ -114,11 +118,13 @@ impl LorebaseTool for LorebaseLineage {
     type Answer = Lineage;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: LineageArgs) -> Result<Lineage, ToolError> {
-        let record = a.record.check("ref")?;
+        let mut v = Checks::default();
+        let record = v.keep(a.record.check("ref"));
         let params = ProvenanceParams {
             read: c.read.clone(),
             ..ProvenanceParams::default()
         };
+        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
             .lineage(ctx.cred, &c.domain, &record, &params)

@@ -18,8 +18,8 @@ use crate::keeper::model::{
 };
 use crate::render;
 use crate::tools::args::{
-    Arg, Common, Flag, Int, Levels, Name, Names, PREDICATE_GRAMMAR, QueryVector, Ref, Refs, Scope,
-    Text, Where, joined, with_predicate_grammar,
+    Arg, Checks, Common, Flag, Int, Levels, Name, Names, PREDICATE_GRAMMAR, QueryVector, Ref, Refs,
+    Scope, Text, Where, joined, with_predicate_grammar,
 };
 
 /// `lorebase_schema`: `GET .../schema`.
@@ -63,11 +63,13 @@ impl LorebaseTool for LorebaseSchema {
     type Answer = DomainSchema;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: SchemaArgs) -> Result<DomainSchema, ToolError> {
+        let mut v = Checks::default();
         let params = SchemaParams {
             read: c.read.clone(),
-            kinds: joined(a.kinds.check("kinds")?),
+            kinds: joined(v.check(a.kinds, "kinds")),
             detail: a.detail,
         };
+        v.done()?;
         Ok(ctx.keeper.schema(ctx.cred, &c.domain, &params).await?)
     }
 
@@ -98,11 +100,13 @@ impl LorebaseTool for LorebaseGet {
     type Answer = RecordView;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: GetArgs) -> Result<RecordView, ToolError> {
-        let record = a.record.check("ref")?;
+        let mut v = Checks::default();
+        let record = v.keep(a.record.check("ref"));
         let params = RecordParams {
             read: c.read.clone(),
-            links: a.links.check("links")?,
+            links: v.check(a.links, "links"),
         };
+        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
             .record(ctx.cred, &c.domain, &record, &params)
@@ -141,14 +145,16 @@ impl LorebaseTool for LorebaseResolve {
     type Answer = ResolveResponse;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: ResolveArgs) -> Result<ResolveResponse, ToolError> {
+        let mut v = Checks::default();
         let req = ResolveRequest {
             read: c.read.clone(),
-            text: a.text.check("text")?,
-            kinds: a.kinds.check("kinds")?,
-            levels: a.levels.check("levels")?,
-            query_vector: a.query_vector.check("query_vector")?,
-            limit: a.limit.check("limit")?,
+            text: v.check(a.text, "text"),
+            kinds: v.check(a.kinds, "kinds"),
+            levels: v.check(a.levels, "levels"),
+            query_vector: v.check(a.query_vector, "query_vector"),
+            limit: v.check(a.limit, "limit"),
         };
+        v.done()?;
         Ok(ctx.keeper.resolve(ctx.cred, &c.domain, &req).await?)
     }
 
@@ -218,13 +224,18 @@ impl LorebaseTool for LorebaseQuery {
     type Answer = QueryResponse;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: QueryArgs) -> Result<QueryResponse, ToolError> {
-        Name::<QUERY_KIND_MAX>::new(a.query.kind.clone()).check("query.kind")?;
-        a.query.limit.map(QueryLimit::new).check("query.limit")?;
+        let mut v = Checks::default();
+        v.check(
+            Name::<QUERY_KIND_MAX>::new(a.query.kind.clone()),
+            "query.kind",
+        );
+        v.check(a.query.limit.map(QueryLimit::new), "query.limit");
         let req = QueryRequest {
             read: c.read.clone(),
             query: a.query,
-            cursor: a.cursor.check("cursor")?,
+            cursor: v.check(a.cursor, "cursor"),
         };
+        v.done()?;
         Ok(ctx.keeper.query(ctx.cred, &c.domain, &req).await?)
     }
 
@@ -267,16 +278,18 @@ impl LorebaseTool for LorebaseSearch {
     type Answer = SearchResponse;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: SearchArgs) -> Result<SearchResponse, ToolError> {
+        let mut v = Checks::default();
         let req = SearchRequest {
             read: c.read.clone(),
-            query: a.query.check("query")?,
-            kinds: a.kinds.check("kinds")?,
-            traits: a.traits.check("traits")?,
-            lens: a.lens.check("lens")?,
-            where_predicate: a.where_predicate.check("where")?,
-            query_vector: a.query_vector.check("query_vector")?,
-            limit: a.limit.check("limit")?,
+            query: v.check(a.query, "query"),
+            kinds: v.check(a.kinds, "kinds"),
+            traits: v.check(a.traits, "traits"),
+            lens: v.check(a.lens, "lens"),
+            where_predicate: v.check(a.where_predicate, "where"),
+            query_vector: v.check(a.query_vector, "query_vector"),
+            limit: v.check(a.limit, "limit"),
         };
+        v.done()?;
         Ok(ctx.keeper.search(ctx.cred, &c.domain, &req).await?)
     }
 
@@ -318,15 +331,17 @@ impl LorebaseTool for LorebaseNeighborhood {
         c: &Common,
         a: NeighborhoodArgs,
     ) -> Result<NeighborhoodResponse, ToolError> {
+        let mut v = Checks::default();
         let req = NeighborhoodRequest {
             read: c.read.clone(),
-            seeds: a.seeds.check("seeds")?,
-            depth: a.depth.check("depth")?,
-            relations: a.relations.check("relations")?,
-            max_nodes: a.max_nodes.check("max_nodes")?,
-            max_edges: a.max_edges.check("max_edges")?,
+            seeds: v.check(a.seeds, "seeds"),
+            depth: v.check(a.depth, "depth"),
+            relations: v.check(a.relations, "relations"),
+            max_nodes: v.check(a.max_nodes, "max_nodes"),
+            max_edges: v.check(a.max_edges, "max_edges"),
             values: Flag::or_default(a.values),
         };
+        v.done()?;
         Ok(ctx.keeper.neighborhood(ctx.cred, &c.domain, &req).await?)
     }
 

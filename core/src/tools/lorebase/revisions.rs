@@ -10,7 +10,7 @@ use crate::error::ToolError;
 use crate::keeper::model::{BranchList, Diff, DiffParams, LogParams, OriginType, PageParams};
 use crate::render;
 use crate::render::revisions::Changes;
-use crate::tools::args::{Arg, Common, Int, Name, Names, Revision, Scope, invalid, joined};
+use crate::tools::args::{Checks, Common, Int, Name, Names, Revision, Scope, invalid, joined};
 
 /// `lorebase_changes`: pages `GET .../branches/{b}/log` back to `since`,
 /// bounded by `changes.max_pages`.
@@ -40,13 +40,15 @@ impl LorebaseTool for LorebaseChanges {
     type Answer = Changes;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: ChangesArgs) -> Result<Changes, ToolError> {
-        let since = a.since.check("since")?;
+        let mut v = Checks::default();
+        let since = v.check(a.since, "since");
         let mut params = LogParams {
-            limit: a.limit.check("limit")?,
-            cursor: a.cursor.check("cursor")?,
-            author: a.author.check("author")?,
+            limit: v.check(a.limit, "limit"),
+            cursor: v.check(a.cursor, "cursor"),
+            author: v.check(a.author, "author"),
             origin_type: a.origin_type,
         };
+        v.done()?;
         let branch = match c.read.branch.clone() {
             Some(b) => b,
             None => default_branch(ctx, &c.domain).await?,
@@ -156,14 +158,16 @@ impl LorebaseTool for LorebaseDiff {
     type Answer = Diff;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: DiffArgs) -> Result<Diff, ToolError> {
+        let mut v = Checks::default();
         let params = DiffParams {
-            from: a.from_revision.check("from_revision")?,
-            to: a.to_revision.check("to_revision")?,
-            kinds: joined(a.kinds.check("kinds")?),
-            relations: joined(a.relations.check("relations")?),
-            limit: a.limit.check("limit")?,
-            cursor: a.cursor.check("cursor")?,
+            from: v.check(a.from_revision, "from_revision"),
+            to: v.check(a.to_revision, "to_revision"),
+            kinds: joined(v.check(a.kinds, "kinds")),
+            relations: joined(v.check(a.relations, "relations")),
+            limit: v.check(a.limit, "limit"),
+            cursor: v.check(a.cursor, "cursor"),
         };
+        v.done()?;
         Ok(ctx.keeper.diff(ctx.cred, &c.domain, &params).await?)
     }
 
@@ -193,10 +197,12 @@ impl LorebaseTool for LorebaseBranches {
     type Answer = BranchList;
 
     async fn run(ctx: Ctx<'_>, c: &Common, a: BranchesArgs) -> Result<BranchList, ToolError> {
+        let mut v = Checks::default();
         let params = PageParams {
-            limit: a.limit.check("limit")?,
-            cursor: a.cursor.check("cursor")?,
+            limit: v.check(a.limit, "limit"),
+            cursor: v.check(a.cursor, "cursor"),
         };
+        v.done()?;
         Ok(ctx.keeper.branches(ctx.cred, &c.domain, &params).await?)
     }
 

@@ -16,7 +16,7 @@ use crate::error::ToolError;
 use crate::keeper::{Credential, KeeperClient};
 use crate::render;
 use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
-use crate::tools::args::{Common, Scope, parse, take_common};
+use crate::tools::args::{Checks, Common, Scope, parse, take_common};
 use crate::tools::schema;
 
 /// What every handler works with.
@@ -124,8 +124,11 @@ async fn run<T: LorebaseTool>(
     ctx: Ctx<'_>,
     mut args: Map<String, Value>,
 ) -> Result<RenderedOutput, ToolError> {
-    let common = take_common(&mut args, ctx.settings, T::SCOPE)?;
-    let own: T::Args = parse(args)?;
+    // The shared arguments' errors and the tool's own come in one answer.
+    let mut v = Checks::default();
+    let common = v.keep(take_common(&mut args, ctx.settings, T::SCOPE));
+    let own: Option<T::Args> = v.keep(parse(args));
+    let (common, own) = v.done_with(common.zip(own))?;
     let answer = T::run(ctx, &common, own).await?;
     let caps = &ctx.settings.output;
     Ok(render::finish(
