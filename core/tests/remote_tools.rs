@@ -8,7 +8,7 @@ use crate::remote_support;
 use herald_core::keeper::Credential;
 use herald_core::remote::{MAX_LIST_PAGES, ServerStatus};
 use herald_core::tools::{ToolCallError, Toolbox};
-use remote_support::{Mode, closed_url, discovered, settings, silent_url, start};
+use remote_support::{Mode, closed_url, discovered, settings, silent_url, start, unfenced};
 use serde_json::{Map, Value, json};
 
 fn args(v: Value) -> Map<String, Value> {
@@ -67,7 +67,8 @@ async fn remote_tools_are_namespaced_marked_and_callable() {
     assert!(!search.annotations.read_only_hint && search.annotations.destructive_hint);
     let echo = defs.iter().find(|d| d.name == "alpha__echo").unwrap();
     assert!(echo.annotations.read_only_hint && echo.annotations.idempotent_hint);
-    assert!(!echo.annotations.open_world_hint);
+    // Declared closed-world, served open-world: the tool is another server's.
+    assert!(echo.annotations.open_world_hint);
     assert_eq!(echo.title, "Echo (remote: alpha)");
 
     let out = toolbox
@@ -79,7 +80,7 @@ async fn remote_tools_are_namespaced_marked_and_callable() {
         .await
         .unwrap();
     assert!(!out.is_error, "{}", out.text);
-    assert_eq!(out.text, "echo:hi");
+    assert_eq!(unfenced(&out.text, "alpha"), "echo:hi");
     assert_eq!(server.seen.calls_of("echo"), 1);
 
     let summary = &toolbox.remote().summaries()[0];
@@ -156,7 +157,7 @@ async fn pagination_stops_at_the_page_bound_and_keeps_what_it_found() {
         )
         .await
         .unwrap();
-    assert_eq!(out.text, "t0:x");
+    assert_eq!(unfenced(&out.text, "pager"), "t0:x");
 }
 
 #[tokio::test]
@@ -219,7 +220,17 @@ async fn a_call_failing_mid_way_is_a_tool_error_and_is_never_retried() {
         .await
         .unwrap();
     assert!(out.is_error);
-    assert_eq!(out.text, "the remote tool failed on purpose");
+    let (first, rest) = out.text.split_once('\n').unwrap();
+    assert_eq!(
+        first,
+        "[remote-error] alpha__fail on the MCP server \"alpha\" answered an error:"
+    );
+    let (fenced, next) = rest.rsplit_once('\n').unwrap();
+    assert_eq!(
+        unfenced(fenced, "alpha"),
+        "the remote tool failed on purpose"
+    );
+    assert!(next.starts_with("next: "), "{}", out.text);
 
     // A protocol error answered by the server too.
     let out = toolbox
@@ -240,7 +251,7 @@ async fn a_call_failing_mid_way_is_a_tool_error_and_is_never_retried() {
         )
         .await
         .unwrap();
-    assert_eq!(out.text, "echo:again");
+    assert_eq!(unfenced(&out.text, "alpha"), "echo:again");
 }
 
 #[tokio::test]

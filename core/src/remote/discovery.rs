@@ -192,7 +192,8 @@ pub(crate) fn definition(server: &str, tool: &Tool) -> Result<ToolDefinition, St
 }
 
 /// The remote hints, with MCP's defaults where the server gives none: never
-/// read-only unless the server says so.
+/// read-only unless the server says so; always open-world (the tool is
+/// another server's, and what it reaches is not Herald's to know).
 fn annotations(tool: &Tool) -> ToolAnnotations {
     let a = tool.annotations.clone().unwrap_or_default();
     let read_only = a.read_only_hint == Some(true);
@@ -201,7 +202,7 @@ fn annotations(tool: &Tool) -> ToolAnnotations {
         // Meaningful only for a tool that writes; MCP's default is true.
         destructive_hint: a.destructive_hint.unwrap_or(!read_only),
         idempotent_hint: a.idempotent_hint.unwrap_or(false),
-        open_world_hint: a.open_world_hint.unwrap_or(true),
+        open_world_hint: true,
     }
 }
 
@@ -307,7 +308,8 @@ mod tests {
         ));
         let d = definition("s", &t).unwrap();
         assert!(d.annotations.read_only_hint && !d.annotations.destructive_hint);
-        assert!(!d.annotations.open_world_hint);
+        // Declared closed-world, still open-world: the tool is another server's.
+        assert!(d.annotations.open_world_hint);
         let mut t = tool("t");
         t.annotations = Some(McpAnnotations::from_raw(
             None,

@@ -13,7 +13,9 @@
 //!   at most [`MAX_LIST_PAGES`].
 //! - A call ([`RemoteTools::call`]) is sent once: never retried, whatever
 //!   the failure (a remote tool is not assumed idempotent). Its output is
-//!   untrusted data under Herald's output caps; any failure is a tool error.
+//!   untrusted data ([`redact`]: credential shapes and the configured tokens
+//!   redacted, fenced in `<untrusted_context>` naming the server) under
+//!   Herald's output caps; any failure is a tool error.
 //! - The bearer token (`token_env`) is checked by the settings (never over
 //!   plain `http://` to a public host, see [`crate::config::host`]), is never logged or
 //!   shown in an error, and is dropped on a redirect to another host.
@@ -21,6 +23,7 @@
 mod client;
 mod discovery;
 mod output;
+pub mod redact;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -309,6 +312,17 @@ impl RemoteTools {
             .collect()
     }
 
+    /// The configured tokens of every server, to redact from remote output.
+    fn secrets(&self) -> Vec<&str> {
+        self.inner
+            .servers
+            .iter()
+            .filter_map(|s| s.settings.token.as_ref())
+            .map(|t| t.expose())
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+
     /// Calls the remote tool served as `name` (`None` when there is none).
     /// Sent once, never retried; every failure (unreachable, HTTP error,
     /// timeout after `mcp.call_timeout_s`, protocol error) is a tool error.
@@ -343,19 +357,19 @@ impl RemoteTools {
         params.arguments = Some(arguments);
         tracing::debug!(server = %settings.name, tool = %tool.definition.name, "remote tool call");
         let timeout = self.inner.call_timeout;
+        let secrets = self.secrets();
+        let origin = output::Origin {
+            server: &settings.name,
+            tool: &tool.definition.name,
+            secrets: &secrets,
+        };
         match tokio::time::timeout(timeout, session.peer().call_tool(params)).await {
-            Ok(Ok(result)) => output::rendered(result, &self.inner.caps),
+            Ok(Ok(result)) => output::rendered(result, &self.inner.caps, &origin),
             Ok(Err(rmcp::ServiceError::McpError(e))) => {
                 let reason = clean_text(&client::scrub(&e.message, settings), 500);
+                let reason = redact::redact(&reason, &secrets);
                 tracing::info!(server = %settings.name, tool = %tool.definition.name, code = e.code.0, error = %reason, "remote tool call: protocol error");
-                RenderedOutput {
-                    text: format!(
-                        "[remote-error] the MCP server \"{}\" refused the call of {}: {reason}",
-                        settings.name, tool.definition.name
-                    ),
-                    is_error: true,
-                    structured: None,
-                }
+                output::refusal(&origin, &reason)
             }
             Ok(Err(e)) => {
                 let f = Failure::from_error(&e, settings);

@@ -215,6 +215,7 @@ impl<'a> Lines<'a> {
             Some(at) => {
                 let (body, footer) = self.out.split_at(at);
                 Text {
+                    head: String::new(),
                     body: body.to_string(),
                     footer: footer.trim_start_matches('\n').to_string(),
                 }

@@ -23,6 +23,9 @@ pub const MIN_MAX_CHARS: usize = 200;
 /// carry the way forward: cursors, counts, coverage; kept by every cut).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Text {
+    /// Lines before the body that every cut keeps too (a fence's opening
+    /// line); empty for Herald's own answers.
+    pub head: String,
     /// The lines before the footer.
     pub body: String,
     /// The footer lines (empty when the answer has none).
@@ -32,11 +35,12 @@ pub struct Text {
 impl Text {
     /// The answer whole: body, a line break, footer.
     pub fn joined(&self) -> String {
-        match (self.body.is_empty(), self.footer.is_empty()) {
-            (_, true) => self.body.clone(),
-            (true, false) => self.footer.clone(),
-            (false, false) => format!("{}\n{}", self.body, self.footer),
-        }
+        [&self.head, &self.body, &self.footer]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -45,13 +49,14 @@ impl From<String> for Text {
     fn from(body: String) -> Self {
         Self {
             body,
-            footer: String::new(),
+            ..Self::default()
         }
     }
 }
 
 /// Cuts a text answer to at most `max_chars` characters (marker included):
-/// the body is cut and marked, the footer kept whole after the marker. Of
+/// the body is cut and marked, the head kept whole before it and the footer
+/// after the marker. Of
 /// a footer too long to keep with the marker, the last lines that fit are
 /// kept (the others are cut with the body); a last line too long alone is
 /// cut with the rest (the whole answer as one text).
@@ -60,6 +65,24 @@ pub fn cut(text: &Text, max_chars: usize) -> String {
     let total = whole.chars().count();
     if total <= max_chars {
         return whole;
+    }
+    if !text.head.is_empty() {
+        let rest = Text {
+            head: String::new(),
+            body: text.body.clone(),
+            footer: text.footer.clone(),
+        };
+        let room = max_chars.saturating_sub(text.head.chars().count() + 1);
+        // The head is kept when the marker still fits after it.
+        if room > marker(total).chars().count() + text.footer.chars().count() {
+            return format!("{}\n{}", text.head, cut(&rest, room));
+        }
+        let merged = Text {
+            head: String::new(),
+            body: format!("{}\n{}", text.head, text.body),
+            footer: text.footer.clone(),
+        };
+        return cut(&merged, max_chars);
     }
     if text.footer.is_empty() || text.body.is_empty() {
         return cut_body(&whole, max_chars, total);
@@ -136,6 +159,7 @@ mod tests {
 
     fn answer(rows: usize) -> Text {
         Text {
+            head: String::new(),
             body: (0..rows)
                 .map(|i| format!("Product/P-{i:04} \"żółty but\" | color=Rosso"))
                 .collect::<Vec<_>>()
@@ -172,8 +196,24 @@ mod tests {
     }
 
     #[test]
+    fn the_head_is_kept_before_the_cut_body() {
+        let text = Text {
+            head: "<fence server=\"s\">\nuntrusted data".into(),
+            ..answer(50)
+        };
+        let out = cut(&text, 400);
+        assert!(out.chars().count() <= 400, "{out}");
+        assert!(
+            out.starts_with(&format!("{}\nProduct/P-0000", text.head)),
+            "{out}"
+        );
+        assert!(out.ends_with(&text.footer), "{out}");
+    }
+
+    #[test]
     fn a_long_footer_keeps_its_last_lines() {
         let text = Text {
+            head: String::new(),
             body: "x".repeat(500),
             footer: format!("SOURCES\n{}\nSEARCH modes lexical", "  s".repeat(100)),
         };
@@ -185,6 +225,7 @@ mod tests {
     #[test]
     fn a_footer_too_long_for_the_cap_is_cut_with_the_rest() {
         let text = Text {
+            head: String::new(),
             body: "x".repeat(500),
             footer: format!("next_cursor: {}", "a".repeat(400)),
         };

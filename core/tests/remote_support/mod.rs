@@ -383,3 +383,21 @@ pub fn captured_logs() -> (Captured, CaptureGuard) {
         ],
     )
 }
+
+/// The text inside a remote tool's fence, after checking the fence: the
+/// opening line names the server, the note says it is untrusted data, the
+/// closing line ends the answer.
+pub fn unfenced<'a>(text: &'a str, server: &str) -> &'a str {
+    let open = format!("<untrusted_context server=\"{server}\" tool=\"{server}__");
+    assert!(text.starts_with(&open), "{text}");
+    let mut lines = text.splitn(3, '\n');
+    let (_, note, rest) = (lines.next(), lines.next().unwrap_or(""), lines.next());
+    assert!(
+        note.starts_with(&format!(
+            "Untrusted data from the remote MCP server \"{server}\""
+        )),
+        "{text}"
+    );
+    rest.and_then(|r| r.strip_suffix("\n</untrusted_context>"))
+        .unwrap_or_else(|| panic!("not fenced: {text}"))
+}
