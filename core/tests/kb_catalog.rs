@@ -389,7 +389,7 @@ fn a_catalog_started_in_the_background_answers_once_indexed() {
         assert!(
             early
                 .text
-                .starts_with("[keeper-unavailable] the knowledge base is still being indexed"),
+                .starts_with("[kb-indexing] the knowledge base is still being indexed"),
             "{}",
             early.text
         );

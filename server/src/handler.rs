@@ -352,7 +352,14 @@ impl ServerHandler for HeraldServer {
             .auth
             .credential(&context.extensions)
             .map_err(|e| McpError::invalid_request(format!("[unauthorized] {e}"), None))?;
-        resources::read(&self.inner.reads, &request.uri, &credential)
+        // A resource read is not a tool call: audited as `resource read`.
+        let reads = &self.inner.reads;
+        let origin = call_origin(&context);
+        let read = resources::read(reads, &request.uri, &credential);
+        let (template, domain) = resources::ResourceUri::audited(&request.uri);
+        let audited = (template, domain.as_str());
+        reads
+            .read_resource(audited, &credential, &origin, |e| &e.message, read)
             .await
             .map(Into::into)
     }

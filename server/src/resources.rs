@@ -47,6 +47,20 @@ pub enum ResourceUri {
     },
 }
 
+impl ResourceUri {
+    /// What an audit line names of a read of `uri`: its template and its
+    /// Domain (never a Record's key or a lens name: like a tool call's
+    /// argument values, they are not logged).
+    pub fn audited(uri: &str) -> (&'static str, String) {
+        match Self::parse(uri) {
+            Ok(Self::Schema { domain }) => (SCHEMA_TEMPLATE, domain),
+            Ok(Self::Lens { domain, .. }) => (LENS_TEMPLATE, domain),
+            Ok(Self::Record { domain, .. }) => (RECORD_TEMPLATE, domain),
+            Err(_) => ("(not a Lorebase resource URI)", String::new()),
+        }
+    }
+}
+
 /// Why a URI is not one of Herald's resources.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -239,8 +253,9 @@ async fn tool_text(
     let Value::Object(args) = args else {
         return Err(McpError::internal_error("resource arguments", None));
     };
+    // Unrecorded as a tool call: the read itself is audited (read_resource).
     let out = toolbox
-        .call(tool, args, credential)
+        .call_for_resource(tool, args, credential)
         .await
         .map_err(|e: ToolCallError| McpError::internal_error(e.to_string(), None))?;
     if out.is_error {

@@ -38,6 +38,11 @@ def shout(text: str) -> str:
     return text.upper() + "!"
 
 
+@mcp.tool(description="Returns its text as it is.")
+def echo(text: str) -> str:
+    return text
+
+
 @mcp.tool(description="Must never be registered when an allowlist omits it.")
 def hidden() -> str:
     return "you should not see this"

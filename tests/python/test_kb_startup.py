@@ -61,7 +61,7 @@ async def test_initialize_is_answered_while_the_catalog_is_indexed(binaries, lar
                 early = await session.call_tool("kb_search", {"query": "disk"})
                 lines = text_of(early).split("\n")
                 assert early.is_error, lines
-                assert lines[0].startswith("[keeper-unavailable] the knowledge base is still being indexed"), lines
+                assert lines[0].startswith("[kb-indexing] the knowledge base is still being indexed"), lines
                 assert lines[-1].startswith("next: retry after 5 s"), lines
 
                 # The index arrives in the background; calls then answer.

@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from conftest import LineReader, clean_env, http_session, stdio_session, stop, text_of
+from conftest import LineReader, clean_env, http_session, stdio_session, stop, text_of, unfenced
 
 HERE = Path(__file__).resolve().parent
 TOKEN = "py-remote-token-3f9c2a71d0"
@@ -88,9 +88,9 @@ async def test_a_remote_tool_is_called_through_herald_over_stdio(binaries, sandb
 
         result = await session.call_tool("py__add", {"a": 2, "b": 40})
         assert not result.is_error, text_of(result)
-        assert "42" in text_of(result)
+        assert unfenced(text_of(result), "py") == "42"
         result = await session.call_tool("py__shout", {"text": "hi"})
-        assert text_of(result) == "HI!"
+        assert unfenced(text_of(result), "py") == "HI!"
 
         # A remote failure is a tool error, not a crash; Herald serves on.
         result = await session.call_tool("py__explode", {})
@@ -235,7 +235,7 @@ def test_a_one_shot_call_closes_its_remote_session_before_exiting(binaries, sand
             )
             stderr = done.stderr.decode(errors="replace")
             assert done.returncode == 0, stderr
-            assert done.stdout.decode().strip() == "42"
+            assert unfenced(done.stdout.decode().strip(), "py") == "42"
             assert "ERROR" not in stderr and "WARN" not in stderr, stderr
             assert "delete session success" in stderr, stderr
     finally:

@@ -14,7 +14,7 @@ use crate::config::OutputSettings;
 use crate::error::ToolError;
 use crate::kb::{KbCatalog, KbError};
 use crate::keeper::Credential;
-use crate::keeper::model::{Issue, ProblemCode};
+use crate::keeper::model::{Issue, Open, ProblemCode};
 use crate::render::{self, OutputFormat, caps, finish};
 use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
 
@@ -32,6 +32,15 @@ pub const MAX_K: usize = 20;
 const MAX_ECHOED_PATH: usize = 200;
 /// The retry delay a call made while the catalog is being indexed names.
 const INDEX_RETRY_S: u32 = 5;
+
+/// The code of a call made while the knowledge base is still being indexed
+/// (transient: retry). The KB is Herald's own, not Keeper's: its codes are
+/// its own too (docs/tools.md lists them beside Keeper's).
+pub const KB_INDEXING: &str = "kb-indexing";
+
+/// The code of a call to a knowledge base whose index failed or cannot be
+/// searched.
+pub const KB_UNAVAILABLE: &str = "kb-unavailable";
 
 const READ_ONLY: ToolAnnotations = ToolAnnotations::reads_or_writes(false);
 
@@ -226,7 +235,7 @@ fn search(
 ) -> Result<RenderedOutput, ToolError> {
     let args = SearchArgs::parse(arguments)?;
     let hits = catalog.search(&args.query, args.k).map_err(|e| ToolError {
-        code: ProblemCode::KeeperUnavailable.into(),
+        code: Open::Other(KB_UNAVAILABLE.into()),
         message: e.to_string(),
         issues: Vec::new(),
         head: None,
@@ -267,14 +276,20 @@ fn get(
 /// The error of a call made before the first index is built, or after it
 /// failed: transient, retry.
 pub fn not_ready(e: &KbError) -> ToolError {
-    let next = match e {
-        KbError::Indexing { .. } => format!(
-            "retry after {INDEX_RETRY_S} s: the knowledge base is indexed in the background from startup"
+    let (code, next) = match e {
+        KbError::Indexing { .. } => (
+            KB_INDEXING,
+            format!(
+                "retry after {INDEX_RETRY_S} s: the knowledge base is indexed in the background from startup"
+            ),
         ),
-        _ => "check Herald's log; the catalog is indexed again when its folder changes".into(),
+        _ => (
+            KB_UNAVAILABLE,
+            "check Herald's log; the catalog is indexed again when its folder changes".into(),
+        ),
     };
     ToolError {
-        code: ProblemCode::KeeperUnavailable.into(),
+        code: Open::Other(code.into()),
         message: e.to_string(),
         issues: Vec::new(),
         head: None,
@@ -455,5 +470,27 @@ fn format_arg(arguments: &Map<String, Value>, issues: &mut Vec<Issue>) -> Output
             issues.push(issue("format", "must be \"text\" or \"json\""));
             OutputFormat::Text
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The KB's own codes: a model does not blame Keeper for a local index.
+    #[test]
+    fn a_kb_not_ready_has_its_own_codes() {
+        let caps = crate::config::Settings::default().output;
+        let indexing = not_ready(&KbError::Indexing { seconds: 3 }).render(&caps);
+        assert!(
+            indexing.starts_with("[kb-indexing] the knowledge base is still being indexed"),
+            "{indexing}"
+        );
+        assert!(indexing.ends_with("\nnext: retry after 5 s: the knowledge base is indexed in the background from startup"), "{indexing}");
+        let failed = not_ready(&KbError::Index("disk full".into())).render(&caps);
+        assert_eq!(
+            failed,
+            "[kb-unavailable] KB index error: disk full\nnext: check Herald's log; the catalog is indexed again when its folder changes"
+        );
     }
 }

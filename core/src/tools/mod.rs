@@ -328,6 +328,50 @@ impl Toolbox {
         ObservedCall::new(scope, call, |result, scope| record.end(result, scope)).await
     }
 
+    /// Runs a resource read (`resources/read`: `read`), which is not a tool
+    /// call: neither counted in `tool_calls_total` nor audited as one. It
+    /// runs in a scope of its own (its Keeper requests carry a trace and a
+    /// request id) and gets an audit line `resource read` naming the
+    /// resource's template and Domain (`resource`) and the outcome: `ok`,
+    /// else the code the failure's message starts with (`failure` gives the
+    /// message), else `error`.
+    pub async fn read_resource<T, E, F>(
+        &self,
+        resource: (&str, &str),
+        credential: &Credential,
+        origin: &CallOrigin<'_>,
+        failure: impl FnOnce(&E) -> &str,
+        read: F,
+    ) -> Result<T, E>
+    where
+        F: Future<Output = Result<T, E>>,
+    {
+        let started = std::time::Instant::now();
+        let caller = Caller::of(observe::key_of(credential, &self.settings));
+        let scope = CallScope::new(origin, self.telemetry.spans.as_ref());
+        ObservedCall::new(scope, read, |result, scope| {
+            let outcome = match result {
+                None => observe::CANCELLED,
+                Some(Ok(_)) => "ok",
+                Some(Err(e)) => observe::known_code(failure(e)).unwrap_or(observe::OTHER_ERROR),
+            };
+            observe::resource_read(resource, outcome, started, caller, scope);
+        })
+        .await
+    }
+
+    /// Runs one tool for a resource read, unrecorded: only inside
+    /// [`Toolbox::read_resource`], which records the read.
+    pub async fn call_for_resource(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        self.dispatch(self.origin_of(name), name, arguments, credential)
+            .await
+    }
+
     /// Records a call a front end refused before calling the toolbox (no
     /// usable credential: `unauthorized`; a tool not served to this request:
     /// `unknown-tool`): its metric and its audit line.

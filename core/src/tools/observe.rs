@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::config::{Secret, Settings};
 use crate::keeper::Credential;
 use crate::keeper::model::ProblemCode;
-use crate::telemetry::audit::{argument_names, audit_enabled, log_safe};
+use crate::telemetry::audit::{AUDIT_TARGET, argument_names, audit_enabled, log_safe};
 use crate::telemetry::metrics::UNKNOWN_TOOL_LABEL;
 use crate::telemetry::{CallMetrics, CallOrigin, CallReport, CallScope, Caller, SpanSink};
 use crate::tool::{RenderedOutput, ToolCallError};
@@ -23,8 +23,13 @@ pub const REMOTE_ERROR: &str = "remote-error";
 /// The outcome of a tool error without a known code.
 pub const OTHER_ERROR: &str = "error";
 
-/// The error codes of remote tool calls Herald itself reports.
-const REMOTE_CODES: [&str; 1] = ["remote-unavailable"];
+/// The error codes Herald itself reports besides Keeper's: remote tool
+/// calls' and the knowledge base's.
+const HERALD_CODES: [&str; 3] = [
+    "remote-unavailable",
+    crate::tools::kb::KB_INDEXING,
+    crate::tools::kb::KB_UNAVAILABLE,
+];
 
 /// What a toolbox records of its calls; shared by its clones and siblings.
 #[derive(Debug)]
@@ -173,25 +178,56 @@ pub(crate) fn outcome(
 ) -> &'static str {
     match result {
         Ok(out) if !out.is_error => "ok",
-        Ok(out) => {
-            let code = out
-                .text
-                .strip_prefix('[')
-                .and_then(|t| t.split_once(']'))
-                .map(|(code, _)| code);
-            let known = ProblemCode::ALL
-                .iter()
-                .map(|c| c.as_str())
-                .chain(REMOTE_CODES)
-                .find(|k| Some(*k) == code);
-            match (known, origin) {
-                (Some(code), _) => code,
-                (None, Some(ToolOrigin::Remote)) => REMOTE_ERROR,
-                (None, _) => OTHER_ERROR,
-            }
-        }
+        Ok(out) => match (known_code(&out.text), origin) {
+            (Some(code), _) => code,
+            (None, Some(ToolOrigin::Remote)) => REMOTE_ERROR,
+            (None, _) => OTHER_ERROR,
+        },
         Err(e) => e.code().as_str(),
     }
+}
+
+/// The code a failure's text starts with (`[code] ...`), when it is one
+/// of Keeper's or Herald's own.
+pub(crate) fn known_code(text: &str) -> Option<&'static str> {
+    let code = text
+        .strip_prefix('[')
+        .and_then(|t| t.split_once(']'))
+        .map(|(code, _)| code)?;
+    ProblemCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(HERALD_CODES)
+        .find(|k| *k == code)
+}
+
+/// Writes the audit line of a resource read (`resources/read`), which is
+/// not a tool call: `resource read`, the resource's template and Domain,
+/// the outcome, the duration, the Keeper requests made and the caller, with
+/// the read's ids.
+pub(crate) fn resource_read(
+    (resource, domain): (&str, &str),
+    outcome: &'static str,
+    started: Instant,
+    caller: Caller<'_>,
+    scope: Option<CallScope>,
+) {
+    let Some(scope) = scope else { return };
+    let duration_ms = started.elapsed().as_micros() as f64 / 1000.0;
+    let trace = scope.trace();
+    tracing::info!(
+        target: AUDIT_TARGET,
+        request_id = %scope.request_id(),
+        trace_id = %trace.trace_id_hex(),
+        span_id = %trace.span_id_hex(),
+        resource = %log_safe(resource),
+        domain = %log_safe(domain),
+        outcome,
+        duration_ms,
+        keeper_requests = scope.keeper_requests(),
+        caller = %caller,
+        "resource read"
+    );
 }
 
 /// The Domain and branch of a call as its audit line names them: the ones
@@ -238,6 +274,8 @@ mod tests {
         );
         assert_eq!(outcome(&out("[unauthorized] x", true), lb), "unauthorized");
         assert_eq!(outcome(&out("[made-up-code] x", true), lb), OTHER_ERROR);
+        let kb = Some(ToolOrigin::Kb);
+        assert_eq!(outcome(&out("[kb-indexing] x", true), kb), "kb-indexing");
         let remote = Some(ToolOrigin::Remote);
         assert_eq!(outcome(&out("boom", true), remote), REMOTE_ERROR);
         assert_eq!(
