@@ -109,20 +109,24 @@ pub fn cut(text: &Text, max_chars: usize) -> String {
 
 /// Cuts `text` to `max_chars` characters, marker included (as long as
 /// `max_chars` leaves room for the marker: the settings ensure it does),
-/// preferring a line end in the last fifth of what is kept. `bound` is at
-/// least the count the marker will name (it sizes the marker).
+/// at a line end when one is in the second half of what is kept; a line cut
+/// inside ends with `...` (a value cut short is never shown as whole).
+/// `bound` is at least the count the marker will name (it sizes the
+/// marker).
 fn cut_body(text: &str, max_chars: usize, bound: usize) -> String {
     let total = text.chars().count();
     if total <= max_chars {
         return text.to_string();
     }
     let budget = max_chars.saturating_sub(marker(bound.max(total)).chars().count());
-    let mut kept = prefix_chars(text, budget);
-    if let Some(nl) = kept.rfind('\n')
-        && kept[..nl].chars().count() * 5 >= budget * 4
-    {
-        kept = &kept[..nl];
-    }
+    let kept = prefix_chars(text, budget);
+    let (kept, inside) = match kept.rfind('\n') {
+        Some(nl) if kept[..nl].chars().count() * 2 >= budget => (&kept[..nl], false),
+        _ => (
+            prefix_chars(text, budget.saturating_sub(INSIDE.len())),
+            true,
+        ),
+    };
     let kept = kept.trim_end_matches('\n');
     let omitted = total - kept.chars().count();
     if kept.is_empty() {
@@ -131,8 +135,12 @@ fn cut_body(text: &str, max_chars: usize, bound: usize) -> String {
         // Below the settings' minimum the marker alone is cut too.
         return prefix_chars(line, max_chars).to_string();
     }
-    format!("{kept}{}", marker(omitted))
+    let inside = if inside { INSIDE } else { "" };
+    format!("{kept}{inside}{}", marker(omitted))
 }
+
+/// The end of a line cut inside.
+const INSIDE: &str = "...";
 
 /// The marker line of a cut text (with the line break before it).
 fn marker(omitted: usize) -> String {
