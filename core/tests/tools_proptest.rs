@@ -205,3 +205,40 @@ fn a_cut_text_answer_keeps_its_footer_within_max_chars() {
         })
         .unwrap();
 }
+
+fn lines(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec("[a-zż🦀 =|:/.-]{0,80}", 0..max).prop_map(|l| l.join("\n"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any answer, whatever it holds (a remote tool's fenced text, a KB
+    /// entry, Herald's own): cut within `max_chars` from the settings'
+    /// minimum, its head first and its footer last when they fit with the
+    /// marker, and never cut silently.
+    #[test]
+    fn any_cut_text_keeps_its_head_and_footer_within_max_chars(
+        head in lines(3), body in lines(40), footer in lines(4), max in 200usize..2500,
+    ) {
+        use herald_core::render::text::{Text, cut};
+        let text = Text { head: head.clone(), body: body.clone(), footer: footer.clone() };
+        let whole = text.joined();
+        let out = cut(&text, max);
+        let len = out.chars().count();
+        prop_assert!(len <= max, "{len} > {max}");
+        if whole.chars().count() <= max {
+            prop_assert_eq!(out, whole);
+        } else {
+            prop_assert!(out.contains("[truncated: "), "{}", out);
+            let marker = 120;
+            let (h, f) = (head.chars().count(), footer.chars().count());
+            if !footer.is_empty() && !body.is_empty() && h + f + marker + 2 <= max {
+                prop_assert!(out.ends_with(&format!("\n{footer}")), "{}", out);
+            }
+            if !head.is_empty() && h + f + marker + 2 <= max {
+                prop_assert!(out.starts_with(&format!("{head}\n")), "{}", out);
+            }
+        }
+    }
+}
