@@ -229,11 +229,11 @@ fn wrong_types_fail_naming_key_and_source() {
     let text = one_line(&err);
     assert!(
         text.contains("herald.output.max_chars (from LOREBASE__HERALD__OUTPUT__MAX_CHARS)")
-            && text.contains("from 200 to"),
+            && text.contains("from 500 to"),
         "{text}"
     );
-    let ok = load(&env(&[("LOREBASE__HERALD__OUTPUT__MAX_CHARS", "200")])).unwrap();
-    assert_eq!(ok.output.max_chars, 200);
+    let ok = load(&env(&[("LOREBASE__HERALD__OUTPUT__MAX_CHARS", "500")])).unwrap();
+    assert_eq!(ok.output.max_chars, 500);
     let err = load(&env(&[("LOREBASE__HERALD__HTTP__PORT", "eighty")])).unwrap_err();
     let text = one_line(&err);
     assert!(

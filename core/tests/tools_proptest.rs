@@ -172,7 +172,7 @@ fn a_cut_text_answer_keeps_its_footer_within_max_chars() {
         })
         .collect();
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(64));
-    let strategy = (0..cases.len(), 200usize..3000);
+    let strategy = (0..cases.len(), 500usize..3000);
     runner
         .run(&strategy, |(i, max)| {
             let (case, whole) = (&cases[i], &uncut[i]);
@@ -215,11 +215,11 @@ proptest! {
 
     /// Any answer, whatever it holds (a remote tool's fenced text, a KB
     /// entry, Herald's own): cut within `max_chars` from the settings'
-    /// minimum, its head first and its footer last when they fit with the
+    /// minimum (500), its head first and its footer last when they fit with the
     /// marker, and never cut silently.
     #[test]
     fn any_cut_text_keeps_its_head_and_footer_within_max_chars(
-        head in lines(3), body in lines(40), footer in lines(4), max in 200usize..2500,
+        head in lines(3), body in lines(40), footer in lines(4), max in 500usize..2500,
     ) {
         use herald_core::render::text::{Text, cut};
         let text = Text { head: head.clone(), body: body.clone(), footer: footer.clone() };

@@ -69,21 +69,30 @@ def test_a_max_chars_below_the_minimum_is_refused_at_startup(binaries, sandbox):
     err = done.stderr.decode()
     assert done.returncode == 2, (done.returncode, err)
     assert "herald.output.max_chars (from LOREBASE__HERALD__OUTPUT__MAX_CHARS)" in err, err
-    assert "from 200 to" in err, err
+    assert "from 500 to" in err, err
 
 
 @pytest.mark.anyio
 async def test_at_the_minimum_the_cap_holds_exactly(binaries, sandbox):
-    env = {"LOREBASE__HERALD__OUTPUT__MAX_CHARS": "200"}
+    env = {"LOREBASE__HERALD__OUTPUT__MAX_CHARS": "500"}
     async with stdio_session(binaries, sandbox.url, env=env) as session:
         for tool, args in [
-            ("lorebase_get", {"ref": "Supplier/S-1001", "links": True}),
+            ("lorebase_neighborhood", {"seeds": ["Supplier/S-1001"], "depth": 2, "values": True}),
             ("lorebase_schema", {}),
             ("lorebase_query", RED),
+            ("lorebase_context", {"records": ["Supplier/S-1001"]}),
         ]:
             text = text_of(await session.call_tool(tool, args))
-            assert len(text) <= 200, (tool, len(text), text)
+            assert len(text) <= 500, (tool, len(text), text)
             assert "[truncated: " in text, text
+            as_json = await session.call_tool(tool, {**args, "format": "json"})
+            body = text_of(as_json)
+            assert len(body) <= 500, (tool, len(body), body)
+            cuts = json.loads(body)["cuts"]
+            assert cuts and all(c["unit"] != "chars over max_chars" for c in cuts), cuts
+        # The query's whole footer is kept at the minimum: the cursor too.
+        text = text_of(await session.call_tool("lorebase_query", RED))
+        assert text.split("\n")[-2].startswith("next_cursor: "), text
 
 
 @pytest.mark.anyio

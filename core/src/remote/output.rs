@@ -171,7 +171,7 @@ mod tests {
             "{}",
             out.text
         );
-        // At the smallest cap the fence still opens and closes.
+        // Even at a cap below the settings' minimum the fence opens and closes.
         let out = rendered(r, &caps(200), &ORIGIN);
         assert!(out.text.chars().count() <= 200, "{}", out.text.len());
         assert!(out.text.starts_with("<untrusted_context server=\"s\""));

@@ -16,8 +16,10 @@
 use super::caps::prefix_chars;
 
 /// The shortest `output.max_chars` the settings accept: room for the cut
-/// marker and a footer line or two.
-pub const MIN_MAX_CHARS: usize = 200;
+/// marker and a whole footer (a query's `rows`, a 200-character
+/// `next_cursor` and a `coverage` line), and for a JSON answer's
+/// identifiers and `cuts`.
+pub const MIN_MAX_CHARS: usize = 500;
 
 /// A text answer before the caps: its body, and its footer (the lines that
 /// carry the way forward: cursors, counts, coverage; kept by every cut).
@@ -179,7 +181,7 @@ mod tests {
     #[test]
     fn a_cut_keeps_the_footer_and_the_cap() {
         let text = answer(50);
-        for max in [MIN_MAX_CHARS, 300, 1500, 2000] {
+        for max in [200, MIN_MAX_CHARS, 1500, 2000] {
             let out = cut(&text, max);
             assert!(out.chars().count() <= max, "{max}: {}", out.chars().count());
             assert!(out.ends_with(&text.footer), "{out}");
