@@ -242,3 +242,43 @@ proptest! {
         }
     }
 }
+
+/// The KB tools' text answers are within `max_chars` too, from the minimum,
+/// and marked when cut.
+#[test]
+fn kb_answers_are_cut_within_max_chars() {
+    use crate::kb_support::{entry, open, write};
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..30 {
+        let body = format!("The disk of node {i} fills up. {}", "żółw ".repeat(700));
+        let fields = format!(
+            "type: runbook\ntitle: Disk full on node {i}\ndescription: {}",
+            "d".repeat(120)
+        );
+        write(dir.path(), &format!("n{i}.md"), &entry(&fields, &body));
+    }
+    let catalog = open(dir.path());
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(48));
+    let calls = [
+        (
+            "kb_search",
+            serde_json::json!({"query": "disk node", "k": 20}),
+        ),
+        ("kb_get", serde_json::json!({"path": "n7.md"})),
+    ];
+    runner
+        .run(&(0..calls.len(), 500usize..3000), |(i, max)| {
+            let (name, args) = &calls[i];
+            let caps = herald_core::config::OutputSettings {
+                max_chars: max,
+                ..crate::kb_support::caps()
+            };
+            let args = args.as_object().unwrap().clone();
+            let out = herald_core::tools::kb::call(&catalog, name, &args, &caps).unwrap();
+            prop_assert!(!out.is_error, "{}", out.text);
+            prop_assert!(out.text.chars().count() <= max, "{name} at {max}");
+            prop_assert!(out.text.contains("[truncated: "), "{name} at {max} is cut");
+            Ok(())
+        })
+        .unwrap();
+}
