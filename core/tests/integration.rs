@@ -30,3 +30,4 @@ mod tools_golden;
 mod tools_list;
 mod tools_newer_keeper;
 mod tools_proptest;
+mod tools_search;

@@ -20,14 +20,12 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::credential::CallerAuth;
+use crate::instructions::instructions;
 use crate::served_tools::{ServedTools, to_mcp_tool};
 use crate::{completion, malformed_params, prompt, resources};
 
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "lorebase-herald";
-
-/// What `initialize` tells the host about using Herald.
-pub const INSTRUCTIONS: &str = "Lorebase Herald exposes a Lorebase Domain (a knowledge graph of Records, Links and Operations) as lorebase_* tools. Start with lorebase_context, ground the user's words with lorebase_resolve before lorebase_query, check provenance with lorebase_explain, and write only through lorebase_execute (dry run first). The prompt lorebase_guide explains the workflow.";
 
 /// How long a host may keep the tool list (and the discovery answer) when
 /// no remote server is configured: the list is fixed for a given
@@ -62,6 +60,8 @@ struct Inner {
     auth: CallerAuth,
     /// Lorebase tools are served (else KB-only: no resources, prompt or completion).
     lorebase: bool,
+    /// The server instructions for what is served (`crate::instructions`).
+    instructions: String,
 }
 
 impl std::fmt::Debug for HeraldServer {
@@ -91,6 +91,8 @@ impl HeraldServer {
     /// serves resources and completion (a toolbox without the tool selection).
     pub fn new(toolbox: Toolbox, reads: Toolbox, tools: ServedTools, auth: CallerAuth) -> Self {
         let lorebase = tools.names().iter().any(|n| n.starts_with("lorebase_"));
+        let kb = tools.names().iter().any(|n| n.starts_with("kb_"));
+        let instructions = instructions(lorebase, kb, !toolbox.remote().is_empty());
         Self {
             inner: Arc::new(Inner {
                 toolbox,
@@ -98,6 +100,7 @@ impl HeraldServer {
                 tools,
                 auth,
                 lorebase,
+                instructions,
             }),
         }
     }
@@ -285,7 +288,7 @@ impl ServerHandler for HeraldServer {
                     .with_title("Lorebase Herald")
                     .with_description("A Lorebase Domain as MCP tools, resources and a prompt"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.inner.instructions.clone())
     }
 
     /// `server/discover` (protocol 2026-07-28): what that revision defines,

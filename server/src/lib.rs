@@ -48,6 +48,7 @@ pub mod http_guard;
 pub mod http_metrics;
 pub mod http_routing_headers;
 pub mod http_tool_headers;
+pub mod instructions;
 pub mod log_buffer;
 pub mod logging;
 pub mod malformed_params;

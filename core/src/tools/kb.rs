@@ -62,8 +62,8 @@ pub fn definitions() -> Vec<ToolDefinition> {
         ToolDefinition {
             name: KB_SEARCH.into(),
             title: "Search the knowledge base".into(),
-            description: "Search the knowledge base of markdown notes (runbooks, incident \
-                notes, how-tos) by words or identifiers (BM25): scored hits with path, title, \
+            description: "Search the knowledge base: find markdown notes (a runbook, incident \
+                note, how-to) by words or identifiers (BM25): scored hits with path, title, \
                 description, resource, tags and status. Read one with kb_get. \
                 Example: {\"query\": \"harbor-core OOMKilled\"}"
                 .into(),

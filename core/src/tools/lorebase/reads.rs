@@ -56,7 +56,7 @@ impl JsonSchema for SummaryByDefault {
 
 impl LorebaseTool for LorebaseSchema {
     const NAME: &'static str = "lorebase_schema";
-    const TITLE: &'static str = "Schema: Kinds, attributes, Operations";
+    const TITLE: &'static str = "Schema of the Domain: Kinds, attributes, Operations";
     const DESCRIPTION: &'static str = "Read the schema: Kinds (record types) with attributes and types (`!` required), Relations, the Operations lorebase_execute runs with their parameters, Traits, LENSES, Sources and a SEARCH line. Learn names here before you query or write. Example: {\"kinds\": [\"Supplier\"]}";
     const SCOPE: Scope = Scope::READ;
     type Args = SchemaArgs;
@@ -91,7 +91,7 @@ pub(crate) struct GetArgs {
 
 impl LorebaseTool for LorebaseGet {
     const NAME: &'static str = "lorebase_get";
-    const TITLE: &'static str = "Read one Record";
+    const TITLE: &'static str = "Read one Record's values";
     const DESCRIPTION: &'static str = "Read one Record by ref (Kind/key): its attribute values (masked ones show ***) and Link counts per Relation; `links: true` lists the Links. No ref yet? Find it with lorebase_search or lorebase_query. Example: {\"ref\": \"Supplier/S-1001\"}";
     const SCOPE: Scope = Scope::READ;
     type Args = GetArgs;

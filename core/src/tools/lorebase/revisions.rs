@@ -187,7 +187,7 @@ pub(crate) struct BranchesArgs {
 impl LorebaseTool for LorebaseBranches {
     const NAME: &'static str = "lorebase_branches";
     const TITLE: &'static str = "Branches of the Domain";
-    const DESCRIPTION: &'static str = "List the Domain's branches: head Revision, default and protected flags, owner of work branches; the head for lorebase_changes or lorebase_execute. Example: {\"limit\": 20}";
+    const DESCRIPTION: &'static str = "List the Domain's branches: each branch's head Revision, whether it is the default or protected, the owner of work branches; the head for lorebase_changes or lorebase_execute. Example: {\"limit\": 20}";
     const SCOPE: Scope = Scope::DOMAIN;
     type Args = BranchesArgs;
     type Answer = BranchList;
