@@ -101,7 +101,38 @@ pub fn table(tools: &[Tool]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use herald_core::config::Settings;
+    use herald_core::tools::Toolbox;
+
     use super::*;
+    use crate::served_tools::ServedTools;
+
+    /// The 14 Lorebase tools and the two KB tools, as `tools/list` sends them.
+    fn served() -> Vec<Tool> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut settings = Settings::default();
+        settings.kb.dir = Some(dir.path().to_path_buf());
+        let toolbox = Toolbox::new(settings).unwrap();
+        ServedTools::new(toolbox.definitions()).tools().to_vec()
+    }
+
+    #[test]
+    fn the_tool_list_stays_within_its_budget() {
+        let tools = served();
+        assert_eq!(tools.len(), 16);
+        let rows = per_tool(&tools);
+        let total: usize = rows.iter().map(|r| r.tokens).sum();
+        assert!(
+            total <= TOOL_LIST_BUDGET,
+            "the tool list costs {total} tokens, over its budget of {TOOL_LIST_BUDGET}:\n{}",
+            table(&tools)
+        );
+        // What the model is sent is most of the entry, never more than it.
+        assert!(
+            rows.iter()
+                .all(|r| r.tokens < r.entry_tokens && r.tokens > 50)
+        );
+    }
 
     #[test]
     fn counts_like_o200k_base() {
