@@ -152,40 +152,52 @@ fn rank(docs: &[(String, Vec<String>)], query: &str) -> Vec<(String, f64)> {
     scored
 }
 
-#[test]
-fn a_search_of_names_and_descriptions_finds_the_right_tool() {
+/// The tools as search documents: name (its words), title, and the
+/// description, whole or its first `chars` characters (what Qwen Code shows).
+fn documents(chars: usize) -> Vec<(String, Vec<String>)> {
     let dir = tempfile::tempdir().unwrap();
     let mut settings = Settings::default();
     settings.kb.dir = Some(dir.path().to_path_buf());
-    let docs: Vec<(String, Vec<String>)> = Toolbox::new(settings)
+    Toolbox::new(settings)
         .unwrap()
         .definitions()
         .into_iter()
         .map(|d| {
-            let text = format!("{} {} {}", d.name.replace('_', " "), d.title, d.description);
+            let opening: String = d.description.chars().take(chars).collect();
+            let text = format!("{} {} {opening}", d.name.replace('_', " "), d.title);
             (d.name, words(&text))
         })
-        .collect();
-    assert_eq!(docs.len(), 16);
-    assert!(INTENTS.len() >= 40);
+        .collect()
+}
+
+/// How many intents put their tool first, and those that put it second or
+/// third or lower (with the top 3).
+fn places(docs: &[(String, Vec<String>)]) -> (usize, Vec<String>, Vec<String>) {
     let mut first = 0;
-    let mut misses = Vec::new();
     let mut seconds = Vec::new();
+    let mut misses = Vec::new();
     for (intent, wanted) in INTENTS {
-        let ranked = rank(&docs, intent);
+        let ranked = rank(docs, intent);
         let place = ranked.iter().position(|(name, _)| name == wanted);
+        let line = format!(
+            "{intent:?}: {wanted} at {place:?}; top 3: {:?}",
+            &ranked[..3]
+        );
         match place {
             Some(0) => first += 1,
-            Some(1 | 2) => seconds.push(format!(
-                "{intent:?}: {wanted} at {place:?}; top 3: {:?}",
-                &ranked[..3]
-            )),
-            _ => misses.push(format!(
-                "{intent:?}: {wanted} at {place:?}; top 3: {:?}",
-                &ranked[..3]
-            )),
+            Some(1 | 2) => seconds.push(line),
+            _ => misses.push(line),
         }
     }
+    (first, seconds, misses)
+}
+
+#[test]
+fn a_search_of_names_and_descriptions_finds_the_right_tool() {
+    let docs = documents(usize::MAX);
+    assert_eq!(docs.len(), 16);
+    assert!(INTENTS.len() >= 40);
+    let (first, seconds, misses) = places(&docs);
     assert!(
         misses.is_empty(),
         "not in the top 3:\n{}\nsecond or third:\n{}",
@@ -202,5 +214,19 @@ fn a_search_of_names_and_descriptions_finds_the_right_tool() {
         "first for {first} of {} intents; the others:\n{}",
         INTENTS.len(),
         seconds.join("\n")
+    );
+}
+
+#[test]
+fn the_first_160_characters_are_enough_to_find_it() {
+    let (first, seconds, misses) = places(&documents(160));
+    eprintln!(
+        "first 160 characters: {first} of {} first; second or third: {seconds:?}",
+        INTENTS.len()
+    );
+    assert!(
+        misses.is_empty(),
+        "not in the top 3:\n{}",
+        misses.join("\n")
     );
 }
