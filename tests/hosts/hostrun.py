@@ -1,0 +1,148 @@
+"""Runs one real MCP host (Claude Code or Gemini CLI, from tests/hosts/node_modules) for one prompt.
+
+Each run gets its own scratch HOME (settings, caches, sessions: nothing of the machine's), its
+own scripted model endpoint (model.py) on a loopback port, the host's telemetry, update checks
+and error reports turned off, and a timeout. The MCP server is given as a host-neutral dict:
+  {"command": [...], "env": {...}}   a stdio server the host starts
+  {"url": "http://127.0.0.1:P/mcp", "headers": {...}}   a Streamable HTTP server already running
+A Run holds what the model was sent (model.requests), the host's stdout and stderr, and its
+exit status; run() raises HostFailed (with the host's output) when the host fails or times out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from model import ScriptedModel
+
+HERE = Path(__file__).resolve().parent
+MODULES = HERE / "node_modules"
+# The native binary of Claude Code's platform package (the wrapper's postinstall, skipped by
+# `npm ci --ignore-scripts`, would only copy it over bin/claude.exe).
+CLAUDE = MODULES / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
+GEMINI = MODULES / "@google" / "gemini-cli" / "bundle" / "gemini.js"
+RUN_TIMEOUT_S = 60
+
+# What every host run may read of the machine's environment: the rest (keys, proxies, the
+# developer's own settings) stays out.
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
+
+
+class HostFailed(AssertionError):
+    pass
+
+
+@dataclass
+class Run:
+    host: str
+    requests: list[dict[str, Any]]
+    stdout: str
+    stderr: str
+    returncode: int
+
+    def main_requests(self) -> list[dict[str, Any]]:
+        return [r["body"] for r in self.requests if isinstance(r["body"], dict) and r["body"].get("tools")]
+
+    def events(self) -> list[dict[str, Any]]:
+        """The host's stream-json output, one object per line."""
+        out = []
+        for line in self.stdout.splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+        return out
+
+    def describe(self) -> str:
+        return (f"{self.host} exited {self.returncode}\n--- stdout (tail)\n{self.stdout[-3000:]}\n"
+                f"--- stderr (tail)\n{self.stderr[-3000:]}\n--- model requests: {[r['path'] for r in self.requests]}")
+
+
+def base_env(home: Path) -> dict[str, str]:
+    env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
+                "XDG_DATA_HOME": str(home / ".local/share"), "NO_PROXY": "127.0.0.1,localhost", "CI": "1"})
+    return env
+
+
+def _execute(host: str, argv: list[str], env: dict[str, str], cwd: Path, model: ScriptedModel) -> Run:
+    try:
+        p = subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as e:
+        run = Run(host, list(model.requests), _text(e.stdout), _text(e.stderr), -1)
+        raise HostFailed(f"{host} did not finish within {RUN_TIMEOUT_S}s\n{run.describe()}") from None
+    run = Run(host, list(model.requests), p.stdout, p.stderr, p.returncode)
+    if p.returncode != 0:
+        raise HostFailed(run.describe())
+    return run
+
+
+def _text(b) -> str:
+    if b is None:
+        return ""
+    return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
+
+
+def run_claude(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
+    """`claude -p PROMPT` with one MCP server NAME (only it: --strict-mcp-config)."""
+    return _run("claude", CLAUDE, server, steps, prompt, name)
+
+
+def run_gemini(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
+    """`gemini -p PROMPT --approval-mode yolo` with one MCP server NAME."""
+    return _run("gemini", GEMINI, server, steps, prompt, name)
+
+
+def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str) -> Run:
+    if not program.is_file():
+        raise HostFailed(f"{host} is not installed at {program}: scripts/setup.sh hosts")
+    with tempfile.TemporaryDirectory(prefix=f"herald-{host}-") as tmp, ScriptedModel(steps) as model:
+        home = Path(tmp)
+        # A working folder of its own, not HOME (Gemini CLI warns about running in HOME).
+        work = home / "work"
+        work.mkdir()
+        env = base_env(home)
+        setup = _claude if host == "claude" else _gemini
+        argv = setup(home, env, model.url, server, name, prompt)
+        return _execute(host, argv, env, work, model)
+
+
+def _claude(home: Path, env: dict[str, str], model_url: str, server: dict[str, Any], name: str, prompt: str) -> list[str]:
+    if "url" in server:
+        entry = {"type": "http", "url": server["url"], "headers": server.get("headers", {})}
+    else:
+        entry = {"type": "stdio", "command": server["command"][0], "args": server["command"][1:], "env": server.get("env", {})}
+    config = home / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {name: entry}}))
+    env.update({
+        "ANTHROPIC_BASE_URL": model_url, "ANTHROPIC_API_KEY": "sk-scripted",
+        "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1",
+    })
+    return [str(CLAUDE), "-p", prompt, "--mcp-config", str(config), "--strict-mcp-config",
+            "--allowedTools", f"mcp__{name}__*", "--output-format", "stream-json", "--verbose"]
+
+
+def _gemini(home: Path, env: dict[str, str], model_url: str, server: dict[str, Any], name: str, prompt: str) -> list[str]:
+    if "url" in server:
+        entry = {"httpUrl": server["url"], "headers": server.get("headers", {})}
+    else:
+        entry = {"command": server["command"][0], "args": server["command"][1:], "env": server.get("env", {})}
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(json.dumps({
+        "mcpServers": {name: entry},
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    }))
+    env.update({"GOOGLE_GEMINI_BASE_URL": model_url, "GEMINI_API_KEY": "scripted",
+                "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "1"})
+    return ["node", str(GEMINI), "-p", prompt, "--approval-mode", "yolo", "--output-format", "stream-json"]
