@@ -179,7 +179,7 @@ stage rust-tests --lane rust --after test-targets -- cargo test --locked --works
 # Every sandbox of the Python and Node end-to-end suites as a newer Keeper (about 20 s).
 stage e2e-newer-keeper --lane deploy --after binaries,setup-python-e2e,setup-node-e2e -- ./scripts/test-newer-keeper.sh
 stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deploy.sh
-# Real MCP hosts (Claude Code, Gemini CLI) against Herald with a scripted model on loopback
+# Real MCP hosts (Claude Code, Gemini CLI, Codex CLI) against Herald with a scripted model on loopback
 # (issue 30, docs/hosts.md; about 10 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e -- ./scripts/test-hosts.sh
 # Fuzz smoke (issue 18): its own instrumented build (about 5 min of CPU on a clean machine, 1.4 GB

@@ -9,7 +9,8 @@ Each scenario below is one host run: a host, an MCP server (Herald over stdio th
 the test also reads what reached Herald; Herald over HTTP; or probe_server.py) and the script its
 scripted model plays. `runs` starts them all at once on a few threads (each is a subprocess with
 a timeout, hostrun.RUN_TIMEOUT_S) and hands each test the runs it names, so the suite takes
-about as long as its slowest host run.
+about as long as its slowest host run. HOSTS_DUMP=DIR writes each run (every request the
+model endpoint got, the host's output, the JSON-RPC lines Herald saw) to DIR/SCENARIO.json.
 """
 
 from __future__ import annotations
@@ -119,7 +120,8 @@ ALL_SELECT = "select:" + ",".join(f"mcp__lorebase__{t}" for t in HERALD_TOOLS)
 # tool, so the next request carries all 14 definitions as the model sees them), then calls.
 CLAUDE_STEPS = [
     {"tool": "ToolSearch", "args": {"query": ALL_SELECT}},
-    {"tool": "ToolSearch", "args": {"query": "update a record"}},
+    *({"tool": "ToolSearch", "args": {"query": q}} for q in [
+        "update a record", "read the values of supplier S-1001", "who changed this record", "count records"]),
     {"tool": "lorebase_get", "args": {"ref": "Supplier/S-1001"}},
     {"tool": "lorebase_get", "args": {"ref": "Nope/1"}},
     {"tool": "lorebase_get", "args": {"ref": "Supplier/S-1001", "limit": 3}},
@@ -131,8 +133,14 @@ GEMINI_STEPS = [
     {"tool": "lorebase_get", "args": {"ref": "Supplier/S-1002", "wait_for_previous": True}},
     {"text": "Done."},
 ]
+CODEX_STEPS = [
+    {"tool": "lorebase_get", "args": {"ref": "Supplier/S-1001"}},
+    {"tool": "lorebase_get", "args": {"ref": "Nope/1"}},
+    {"text": "Done."},
+]
 PROBE_CLAUDE_STEPS = [
     {"tool": "ToolSearch", "args": {"query": "select:mcp__probe__probe_long,mcp__probe__probe_bounds,mcp__probe__probe_plain"}},
+    {"tool": "ToolSearch", "args": {"query": "zebra"}},
     {"text": "Done."},
 ]
 PROMPT = "Read supplier S-1001."
@@ -153,6 +161,11 @@ def _claude_stdio(h: Herald):
     return hostrun.run_claude(server, CLAUDE_STEPS, PROMPT), log
 
 
+def _codex_stdio(h: Herald):
+    server, log = h.stdio("codex-stdio")
+    return hostrun.run_codex(server, CODEX_STEPS, PROMPT), log
+
+
 def _gemini_stdio(h: Herald):
     server, log = h.stdio("gemini-stdio")
     return hostrun.run_gemini(server, GEMINI_STEPS, PROMPT), log
@@ -165,6 +178,9 @@ SCENARIOS = [
     Scenario("gemini-stdio", _gemini_stdio),
     Scenario("gemini-http", lambda h: (hostrun.run_gemini(h.http(), GEMINI_STEPS, PROMPT), None)),
     Scenario("gemini-probe", lambda h: (hostrun.run_gemini(_probe_server(), [{"text": "Done."}], "probe", name="probe"), None)),
+    Scenario("codex-stdio", _codex_stdio),
+    Scenario("codex-http", lambda h: (hostrun.run_codex(h.http(), CODEX_STEPS, PROMPT), None)),
+    Scenario("codex-probe", lambda h: (hostrun.run_codex(_probe_server(), [{"text": "Done."}], "probe", name="probe"), None)),
 ]
 
 
@@ -178,7 +194,15 @@ class Runs:
         self.futures: dict[str, Future] = {s.name: self.pool.submit(s.start, herald) for s in SCENARIOS}
 
     def get(self, name: str) -> tuple[hostrun.Run, Path | None]:
-        return self.futures[name].result(timeout=SCENARIO_TIMEOUT_S)
+        run, log = self.futures[name].result(timeout=SCENARIO_TIMEOUT_S)
+        dump = os.environ.get("HOSTS_DUMP")
+        if dump:
+            # What the host sent the model, its output, and what reached Herald, to read by hand.
+            Path(dump).mkdir(parents=True, exist_ok=True)
+            (Path(dump) / f"{name}.json").write_text(json.dumps(
+                {"requests": run.requests, "stdout": run.stdout, "stderr": run.stderr,
+                 "herald": [json.loads(line) for line in log.read_text().splitlines()] if log else None}, indent=1))
+        return run, log
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

@@ -1,4 +1,4 @@
-"""Runs one real MCP host (Claude Code or Gemini CLI, from tests/hosts/node_modules) for one prompt.
+"""Runs one real MCP host (Claude Code, Gemini CLI or Codex CLI, from tests/hosts/node_modules) for one prompt.
 
 Each run gets its own scratch HOME (settings, caches, sessions: nothing of the machine's), its
 own scripted model endpoint (model.py) on a loopback port, the host's telemetry, update checks
@@ -27,6 +27,10 @@ MODULES = HERE / "node_modules"
 # `npm ci --ignore-scripts`, would only copy it over bin/claude.exe).
 CLAUDE = MODULES / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
 GEMINI = MODULES / "@google" / "gemini-cli" / "bundle" / "gemini.js"
+CODEX = MODULES / "@openai" / "codex" / "bin" / "codex.js"
+# A model name outside Codex's catalog: Codex then lists the MCP tools directly (a catalog model
+# defers them behind a client-side tool_search; its default model runs in "code mode").
+CODEX_MODEL = "scripted-model"
 RUN_TIMEOUT_S = 60
 
 # What every host run may read of the machine's environment: the rest (keys, proxies, the
@@ -100,6 +104,11 @@ def run_gemini(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str,
     return _run("gemini", GEMINI, server, steps, prompt, name)
 
 
+def run_codex(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
+    """`codex exec --ephemeral --json -m CODEX_MODEL PROMPT` with one MCP server NAME."""
+    return _run("codex", CODEX, server, steps, prompt, name)
+
+
 def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str) -> Run:
     if not program.is_file():
         raise HostFailed(f"{host} is not installed at {program}: scripts/setup.sh hosts")
@@ -109,7 +118,7 @@ def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str,
         work = home / "work"
         work.mkdir()
         env = base_env(home)
-        setup = _claude if host == "claude" else _gemini
+        setup = {"claude": _claude, "gemini": _gemini, "codex": _codex}[host]
         argv = setup(home, env, model.url, server, name, prompt)
         return _execute(host, argv, env, work, model)
 
@@ -146,3 +155,28 @@ def _gemini(home: Path, env: dict[str, str], model_url: str, server: dict[str, A
     env.update({"GOOGLE_GEMINI_BASE_URL": model_url, "GEMINI_API_KEY": "scripted",
                 "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "1"})
     return ["node", str(GEMINI), "-p", prompt, "--approval-mode", "yolo", "--output-format", "stream-json"]
+
+
+def _codex(home: Path, env: dict[str, str], model_url: str, server: dict[str, Any], name: str, prompt: str) -> list[str]:
+    def toml(value: Any) -> str:
+        return json.dumps(value)  # a JSON string or list of strings is a TOML one
+
+    lines = [
+        'model_provider = "scripted"', 'approval_policy = "never"', 'sandbox_mode = "read-only"',
+        "check_for_update_on_startup = false",
+        "[analytics]", "enabled = false", "[feedback]", "enabled = false",
+        "[model_providers.scripted]", 'name = "scripted"', f"base_url = {toml(model_url + '/v1')}",
+        'wire_api = "responses"', 'env_key = "SCRIPTED_API_KEY"',
+        f"[mcp_servers.{name}]",
+    ]
+    if "url" in server:
+        lines += [f"url = {toml(server['url'])}", f"[mcp_servers.{name}.http_headers]"]
+        lines += [f"{toml(k)} = {toml(v)}" for k, v in server.get("headers", {}).items()]
+    else:
+        lines += [f"command = {toml(server['command'][0])}", f"args = {toml(server['command'][1:])}",
+                  f"[mcp_servers.{name}.env]"]
+        lines += [f"{k} = {toml(v)}" for k, v in server.get("env", {}).items()]
+    (home / "codex").mkdir()
+    (home / "codex" / "config.toml").write_text("\n".join(lines) + "\n")
+    env.update({"CODEX_HOME": str(home / "codex"), "SCRIPTED_API_KEY": "scripted"})
+    return ["node", str(CODEX), "exec", "--ephemeral", "--json", "--skip-git-repo-check", "-m", CODEX_MODEL, prompt]

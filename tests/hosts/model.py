@@ -1,6 +1,8 @@
 """A scripted model endpoint on loopback, in place of a provider's API (Python stdlib only).
 
 It speaks what the hosts under test speak to their model:
+  - the OpenAI Responses API (Codex CLI): POST .../responses, streamed as SSE
+    (`response.created`, `response.output_item.added/done`, `response.completed`);
   - the Anthropic Messages API (Claude Code): POST /v1/messages, streamed as SSE
     (`message_start`, `content_block_start/delta/stop`, `message_delta`, `message_stop`) or as
     one JSON message, and POST /v1/messages/count_tokens;
@@ -12,7 +14,8 @@ the request that already holds i model turns (assistant messages / `model` conte
 decides the pace: first turn a tool call, the next (once the host sends the tool result back)
 the next step, and so on. A step is {"tool": NAME, "args": {...}} (NAME matched against the
 request's tools: exactly, or as the suffix of a host's prefixed name such as
-`mcp__lorebase__lorebase_get`) or {"text": "..."}. A request past the end of the script, or one
+`mcp__lorebase__lorebase_get`, or the tool of a namespace: `mcp__lorebase.lorebase_get`) or
+{"text": "..."}. A request past the end of the script, or one
 the host sends on the side (no tools: a title, a routing classifier, a next-speaker check) gets a
 short text whose JSON carries what those side questions expect.
 
@@ -107,6 +110,8 @@ class ScriptedModel:
                     return self._json(200, {"totalTokens": 1000})
                 if path.endswith(":generateContent") or path.endswith(":streamGenerateContent"):
                     return self._gemini(body, stream=path.endswith(":streamGenerateContent"))
+                if path.endswith("/responses"):
+                    return self._responses(body)
                 self._json(404, {"error": {"type": "not_found", "message": f"scripted model: {path}"}})
 
             # Anthropic Messages API
@@ -159,6 +164,38 @@ class ScriptedModel:
                     return self._sse(f"data: {json.dumps(answer)}\r\n\r\n")
                 self._json(200, answer)
 
+            # OpenAI Responses API (Codex CLI), streamed
+            def _responses(self, body: dict) -> None:
+                # Codex groups an MCP server's tools in a `namespace` tool (`mcp__SERVER`); a call
+                # names the namespace and the tool.
+                tools = []
+                for t in body.get("tools") or []:
+                    if t.get("type") == "namespace":
+                        tools += [f"{t['name']}.{sub.get('name')}" for sub in t.get("tools") or []]
+                    elif t.get("name"):
+                        tools.append(t["name"])
+                items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+                turns = sum(1 for i in items if i.get("type") == "function_call"
+                            or (i.get("type") == "message" and i.get("role") == "assistant"))
+                step = model.step_for(turns, tools)
+                n = len(model.requests)
+                if "tool" in step:
+                    namespace, _, name = step["tool"].rpartition(".")
+                    item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": name,
+                            "arguments": json.dumps(step["args"]), "status": "completed", **({"namespace": namespace} if namespace else {})}
+                else:
+                    item = {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
+                            "content": [{"type": "output_text", "text": step["text"], "annotations": []}]}
+                response = {"id": f"resp_{n}", "object": "response", "status": "in_progress", "model": body.get("model"), "output": []}
+                done = {**response, "status": "completed", "output": [item],
+                        "usage": {"input_tokens": 1000, "output_tokens": 10, "total_tokens": 1010,
+                                  "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}}
+                events = [("response.created", {"type": "response.created", "response": response}),
+                          ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
+                          ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+                          ("response.completed", {"type": "response.completed", "response": done})]
+                self._sse("".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events))
+
             def _json(self, status: int, data: dict) -> None:
                 raw = json.dumps(data).encode()
                 self.send_response(status)
@@ -187,5 +224,5 @@ def resolve(name: str, tool_names: list[str]) -> str:
     """NAME as the host calls it: the exact name, or the one tool whose name ends with _NAME."""
     if name in tool_names:
         return name
-    matches = [t for t in tool_names if t.endswith("_" + name)]
+    matches = [t for t in tool_names if t.endswith("_" + name) or t.endswith("." + name)]
     return matches[0] if len(matches) == 1 else name

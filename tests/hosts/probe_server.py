@@ -1,7 +1,8 @@
 """A tiny MCP server over stdio (stdlib only) that measures what a host does with what a server sends.
 
   - `probe_always` carries `_meta: {"anthropic/alwaysLoad": true}` (Claude Code's hint to list a
-    tool directly instead of deferring it behind its tool search); `probe_plain` carries nothing;
+    tool directly instead of deferring it behind its tool search); `probe_plain` carries nothing; `probe_hinted`
+    carries `_meta: {"anthropic/searchHint": "zebra crossing"}` (words for Claude Code's ToolSearch);
   - `probe_long` (deferred) and `probe_always_long` (alwaysLoad) have descriptions of LONG
     characters, and the server instructions are LONG characters too, all made of numbered marks
     (`<0000><0001>…`, six characters each, see `marks`), so what the model sees tells where a host cuts;
@@ -34,6 +35,8 @@ TOOLS = [
      "inputSchema": {"type": "object", "properties": {}}, "_meta": {"anthropic/alwaysLoad": True}},
     {"name": "probe_plain", "description": "Probe tool without hints.",
      "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "probe_hinted", "description": "Probe tool with a search hint.",
+     "inputSchema": {"type": "object", "properties": {}}, "_meta": {"anthropic/searchHint": "zebra crossing"}},
     {"name": "probe_long", "description": marks(LONG),
      "inputSchema": {"type": "object", "properties": {}}},
     {"name": "probe_always_long", "description": marks(LONG),
