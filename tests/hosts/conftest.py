@@ -181,6 +181,7 @@ SCENARIOS = [
     Scenario("codex-stdio", _codex_stdio),
     Scenario("codex-http", lambda h: (hostrun.run_codex(h.http(), CODEX_STEPS, PROMPT), None)),
     Scenario("codex-probe", lambda h: (hostrun.run_codex(_probe_server(), [{"text": "Done."}], "probe", name="probe"), None)),
+    Scenario("codex-default-probe", lambda h: (hostrun.run_codex(_probe_server(), [{"text": "Done."}], "probe", name="probe", model=None), None)),
 ]
 
 

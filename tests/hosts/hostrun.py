@@ -104,12 +104,14 @@ def run_gemini(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str,
     return _run("gemini", GEMINI, server, steps, prompt, name)
 
 
-def run_codex(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
-    """`codex exec --ephemeral --json -m CODEX_MODEL PROMPT` with one MCP server NAME."""
-    return _run("codex", CODEX, server, steps, prompt, name)
+def run_codex(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase",
+              model: str | None = CODEX_MODEL) -> Run:
+    """`codex exec --ephemeral --json -m MODEL PROMPT` with one MCP server NAME (model None: Codex's default)."""
+    return _run("codex", CODEX, server, steps, prompt, name, [] if model is None else ["-m", model])
 
 
-def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str) -> Run:
+def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str,
+         options: list[str] | None = None) -> Run:
     if not program.is_file():
         raise HostFailed(f"{host} is not installed at {program}: scripts/setup.sh hosts")
     with tempfile.TemporaryDirectory(prefix=f"herald-{host}-") as tmp, ScriptedModel(steps) as model:
@@ -120,6 +122,7 @@ def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str,
         env = base_env(home)
         setup = {"claude": _claude, "gemini": _gemini, "codex": _codex}[host]
         argv = setup(home, env, model.url, server, name, prompt)
+        argv[-1:-1] = options or []  # before the prompt
         return _execute(host, argv, env, work, model)
 
 
@@ -179,4 +182,4 @@ def _codex(home: Path, env: dict[str, str], model_url: str, server: dict[str, An
     (home / "codex").mkdir()
     (home / "codex" / "config.toml").write_text("\n".join(lines) + "\n")
     env.update({"CODEX_HOME": str(home / "codex"), "SCRIPTED_API_KEY": "scripted"})
-    return ["node", str(CODEX), "exec", "--ephemeral", "--json", "--skip-git-repo-check", "-m", CODEX_MODEL, prompt]
+    return ["node", str(CODEX), "exec", "--ephemeral", "--json", "--skip-git-repo-check", prompt]

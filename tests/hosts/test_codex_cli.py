@@ -132,3 +132,17 @@ def test_probe_long_texts_are_not_cut_and_meta_is_ignored(probe):
     assert tools["probe_long"]["description"] == probe_server.marks(probe_server.LONG)
     assert {"probe_always", "probe_plain", "probe_hinted"} <= set(tools)
     assert "_meta" not in json.dumps(ns)
+
+
+def test_probe_default_model_sees_the_instructions_cut_at_247_characters(runs):
+    """Codex's default model ("code mode") gets no `tools` array; a `<tools>` text lists each MCP
+    server as `- mcp__SERVER: ` and its instructions' first 247 characters, then `...`."""
+    import probe_server
+
+    run = runs.get("codex-default-probe")[0]
+    body = run.requests[0]["body"]
+    assert not body.get("tools"), [t.get("name") for t in body["tools"]]
+    texts = [c.get("text", "") for i in body["input"] if i.get("type") == "message" for c in i.get("content") or []]
+    block = next(t for t in texts if "Deferred tool namespaces:" in t)
+    line = next(x for x in block.splitlines() if x.startswith("- mcp__probe: "))
+    assert line == "- mcp__probe: " + probe_server.INSTRUCTIONS[:247] + "...", line[-40:]
