@@ -22,8 +22,8 @@
 #   deploy        docker.io, docker-compose (apt-get), kubernetes-validate (into .venv: after
 #                 python-e2e), and a Docker engine started (scripts/test-deploy.sh --prepare)
 #   hosts         tests/hosts/node_modules: real MCP hosts, pinned (Claude Code, Gemini CLI,
-#                 Codex CLI; about 0.9 GB, their native binaries), without their install
-#                 scripts (none is needed: scripts/test-hosts.sh)
+#                 Codex CLI, Copilot CLI; 1.1 GB, mostly their native binaries), without their
+#                 install scripts (none is needed: scripts/test-hosts.sh)
 #
 # scripts/test.sh runs each part as a stage of its own, in the background while cargo
 # compiles; the stage scripts run the parts they need too (a no-op once installed).

@@ -133,6 +133,7 @@ GEMINI_STEPS = [
     {"tool": "lorebase_get", "args": {"ref": "Supplier/S-1002", "wait_for_previous": True}},
     {"text": "Done."},
 ]
+COPILOT_STEPS = GEMINI_STEPS
 CODEX_STEPS = [
     {"tool": "lorebase_get", "args": {"ref": "Supplier/S-1001"}},
     {"tool": "lorebase_get", "args": {"ref": "Nope/1"}},
@@ -166,6 +167,11 @@ def _codex_stdio(h: Herald):
     return hostrun.run_codex(server, CODEX_STEPS, PROMPT), log
 
 
+def _copilot_stdio(h: Herald):
+    server, log = h.stdio("copilot-stdio")
+    return hostrun.run_copilot(server, COPILOT_STEPS, PROMPT), log
+
+
 def _gemini_stdio(h: Herald):
     server, log = h.stdio("gemini-stdio")
     return hostrun.run_gemini(server, GEMINI_STEPS, PROMPT), log
@@ -181,6 +187,9 @@ SCENARIOS = [
     Scenario("codex-stdio", _codex_stdio),
     Scenario("codex-http", lambda h: (hostrun.run_codex(h.http(), CODEX_STEPS, PROMPT), None)),
     Scenario("codex-probe", lambda h: (hostrun.run_codex(_probe_server(), [{"text": "Done."}], "probe", name="probe"), None)),
+    Scenario("copilot-stdio", _copilot_stdio),
+    Scenario("copilot-http", lambda h: (hostrun.run_copilot(h.http(), COPILOT_STEPS, PROMPT), None)),
+    Scenario("copilot-probe", lambda h: (hostrun.run_copilot(_probe_server(), [{"text": "Done."}], "probe", name="probe"), None)),
     Scenario("codex-default-probe", lambda h: (hostrun.run_codex(_probe_server(), [{"text": "Done."}], "probe", name="probe", model=None), None)),
 ]
 
@@ -216,12 +225,31 @@ def runs(herald) -> Runs:
     r.close()
 
 
+def runs_of(host: str):
+    """A fixture named HOST: the run of HOST over stdio, then over HTTP (with tee.py's log or None)."""
+
+    def fixture(request, runs):
+        return runs.get(f"{host}-{request.param}")
+
+    return pytest.fixture(params=["stdio", "http"], name=host)(fixture)
+
+
 def tee_calls(log: Path) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
     """The tools/call requests a host sent to Herald (tee.py's log), each with Herald's answer."""
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     answers = {e["msg"].get("id"): e["msg"] for e in entries if e["dir"] == "out" and isinstance(e["msg"], dict)}
     return [(e["msg"], answers.get(e["msg"].get("id"))) for e in entries
             if e["dir"] == "in" and isinstance(e["msg"], dict) and e["msg"].get("method") == "tools/call"]
+
+
+def assert_s1001(text: str, log: Path | None) -> None:
+    """TEXT is Herald's compact answer for Supplier/S-1001 (the sample data's values) and, when
+    tee.py logged the session, exactly what Herald answered to the one call with that ref."""
+    assert text.startswith("Supplier/S-1001 ") and "Kavsen Alloys" in text and "risk_score: 90" in text, text
+    if log is not None:
+        answers = [a for c, a in tee_calls(log) if c["params"]["arguments"] == {"ref": "Supplier/S-1001"}]
+        assert len(answers) == 1, tee_calls(log)
+        assert text == answers[0]["result"]["content"][0]["text"]
 
 
 def tee_instructions(log: Path) -> str:

@@ -1,4 +1,5 @@
-"""Runs one real MCP host (Claude Code, Gemini CLI or Codex CLI, from tests/hosts/node_modules) for one prompt.
+"""Runs one real MCP host (Claude Code, Gemini CLI, Codex CLI or Copilot CLI, from
+tests/hosts/node_modules) for one prompt.
 
 Each run gets its own scratch HOME (settings, caches, sessions: nothing of the machine's), its
 own scripted model endpoint (model.py) on a loopback port, the host's telemetry, update checks
@@ -28,6 +29,7 @@ MODULES = HERE / "node_modules"
 CLAUDE = MODULES / "@anthropic-ai" / "claude-code-linux-x64" / "claude"
 GEMINI = MODULES / "@google" / "gemini-cli" / "bundle" / "gemini.js"
 CODEX = MODULES / "@openai" / "codex" / "bin" / "codex.js"
+COPILOT = MODULES / "@github" / "copilot-linux-x64" / "copilot"
 # A model name outside Codex's catalog: Codex then lists the MCP tools directly (a catalog model
 # defers them behind a client-side tool_search; its default model runs in "code mode").
 CODEX_MODEL = "scripted-model"
@@ -110,6 +112,11 @@ def run_codex(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, 
     return _run("codex", CODEX, server, steps, prompt, name, [] if model is None else ["-m", model])
 
 
+def run_copilot(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
+    """`copilot -p PROMPT` offline, on the scripted endpoint as an OpenAI provider, with one MCP server NAME."""
+    return _run("copilot", COPILOT, server, steps, prompt, name)
+
+
 def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str,
          options: list[str] | None = None) -> Run:
     if not program.is_file():
@@ -120,7 +127,7 @@ def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str,
         work = home / "work"
         work.mkdir()
         env = base_env(home)
-        setup = {"claude": _claude, "gemini": _gemini, "codex": _codex}[host]
+        setup = {"claude": _claude, "gemini": _gemini, "codex": _codex, "copilot": _copilot}[host]
         argv = setup(home, env, model.url, server, name, prompt)
         argv[-1:-1] = options or []  # before the prompt
         return _execute(host, argv, env, work, model)
@@ -183,3 +190,17 @@ def _codex(home: Path, env: dict[str, str], model_url: str, server: dict[str, An
     (home / "codex" / "config.toml").write_text("\n".join(lines) + "\n")
     env.update({"CODEX_HOME": str(home / "codex"), "SCRIPTED_API_KEY": "scripted"})
     return ["node", str(CODEX), "exec", "--ephemeral", "--json", "--skip-git-repo-check", prompt]
+
+
+def _copilot(home: Path, env: dict[str, str], model_url: str, server: dict[str, Any], name: str, prompt: str) -> list[str]:
+    if "url" in server:
+        entry = {"type": "http", "url": server["url"], "headers": server.get("headers", {}), "tools": ["*"]}
+    else:
+        entry = {"type": "local", "command": server["command"][0], "args": server["command"][1:],
+                 "env": server.get("env", {}), "tools": ["*"]}
+    config = home / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {name: entry}}))
+    env.update({"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": model_url + "/v1", "COPILOT_PROVIDER_TYPE": "openai",
+                "COPILOT_PROVIDER_API_KEY": "scripted", "COPILOT_MODEL": "scripted-model"})
+    return [str(COPILOT), "--allow-all-tools", "--no-auto-update", "--disable-builtin-mcps", "--output-format", "json",
+            "--additional-mcp-config", f"@{config}", "-p", prompt]

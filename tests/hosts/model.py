@@ -1,6 +1,8 @@
 """A scripted model endpoint on loopback, in place of a provider's API (Python stdlib only).
 
 It speaks what the hosts under test speak to their model:
+  - OpenAI Chat Completions (Copilot CLI; opencode and Qwen Code speak it too): POST .../chat/completions,
+    streamed (`chat.completion.chunk`s, then `[DONE]`) or not;
   - the OpenAI Responses API (Codex CLI): POST .../responses, streamed as SSE
     (`response.created`, `response.output_item.added/done`, `response.completed`);
   - the Anthropic Messages API (Claude Code): POST /v1/messages, streamed as SSE
@@ -14,7 +16,8 @@ the request that already holds i model turns (assistant messages / `model` conte
 decides the pace: first turn a tool call, the next (once the host sends the tool result back)
 the next step, and so on. A step is {"tool": NAME, "args": {...}} (NAME matched against the
 request's tools: exactly, or as the suffix of a host's prefixed name such as
-`mcp__lorebase__lorebase_get`, or the tool of a namespace: `mcp__lorebase.lorebase_get`) or
+`mcp__lorebase__lorebase_get`, `lorebase-lorebase_get`, or the tool of a namespace:
+`mcp__lorebase.lorebase_get`) or
 {"text": "..."}. A request past the end of the script, or one
 the host sends on the side (no tools: a title, a routing classifier, a next-speaker check) gets a
 short text whose JSON carries what those side questions expect.
@@ -112,6 +115,8 @@ class ScriptedModel:
                     return self._gemini(body, stream=path.endswith(":streamGenerateContent"))
                 if path.endswith("/responses"):
                     return self._responses(body)
+                if path.endswith("/chat/completions"):
+                    return self._chat(body)
                 self._json(404, {"error": {"type": "not_found", "message": f"scripted model: {path}"}})
 
             # Anthropic Messages API
@@ -196,6 +201,32 @@ class ScriptedModel:
                           ("response.completed", {"type": "response.completed", "response": done})]
                 self._sse("".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events))
 
+            # OpenAI Chat Completions (opencode, Qwen Code, Copilot CLI), streamed or not
+            def _chat(self, body: dict) -> None:
+                tools = [t.get("function", {}).get("name", "") for t in body.get("tools") or [] if isinstance(t, dict)]
+                turns = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+                step = model.step_for(turns, tools)
+                n = len(model.requests)
+                if "tool" in step:
+                    message = {"role": "assistant", "content": None, "tool_calls": [{"index": 0, "id": f"call_{n}", "type": "function",
+                               "function": {"name": step["tool"], "arguments": json.dumps(step["args"])}}]}
+                    finish = "tool_calls"
+                else:
+                    message = {"role": "assistant", "content": step["text"]}
+                    finish = "stop"
+                usage = {"prompt_tokens": 1000, "completion_tokens": 10, "total_tokens": 1010}
+                base = {"id": f"chatcmpl_{n}", "created": 1, "model": body.get("model") or "scripted"}
+                if not body.get("stream"):
+                    whole = {**message, "tool_calls": [{k: v for k, v in c.items() if k != "index"} for c in message.get("tool_calls") or []]}
+                    if not whole["tool_calls"]:
+                        del whole["tool_calls"]
+                    return self._json(200, {**base, "object": "chat.completion", "usage": usage,
+                                            "choices": [{"index": 0, "message": whole, "finish_reason": finish}]})
+                chunks = [{**base, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+                          {**base, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+                          {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}]
+                self._sse("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")
+
             def _json(self, status: int, data: dict) -> None:
                 raw = json.dumps(data).encode()
                 self.send_response(status)
@@ -221,8 +252,8 @@ class ScriptedModel:
 
 
 def resolve(name: str, tool_names: list[str]) -> str:
-    """NAME as the host calls it: the exact name, or the one tool whose name ends with _NAME."""
+    """NAME as the host calls it: the exact name, or the one tool whose name ends with _NAME, .NAME or -NAME."""
     if name in tool_names:
         return name
-    matches = [t for t in tool_names if t.endswith("_" + name) or t.endswith("." + name)]
+    matches = [t for t in tool_names if any(t.endswith(sep + name) for sep in "_.-")]
     return matches[0] if len(matches) == 1 else name

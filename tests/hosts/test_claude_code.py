@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from conftest import HERALD_TOOLS, tee_calls, tee_instructions
+from conftest import HERALD_TOOLS, assert_s1001, runs_of, tee_instructions
 
-TRANSPORTS = ["stdio", "http"]
 DEFERRED_HEADER = "The following deferred tools are now available via ToolSearch"
 TRUNCATED = "\u2026 [truncated]"
 
@@ -88,9 +87,7 @@ def exchange(run, name: str, args: dict[str, Any]) -> dict[str, Any]:
     raise AssertionError(f"no tool_result for {name} {args} in the last request\n{run.describe()}")
 
 
-@pytest.fixture(params=TRANSPORTS)
-def claude(request, runs):
-    return runs.get(f"claude-{request.param}")
+claude = runs_of("claude")
 
 
 def test_herald_connects_and_lists_every_tool(claude):
@@ -145,15 +142,8 @@ def test_server_instructions_reach_the_model_in_full(claude):
 def test_a_call_reaches_herald_and_its_compact_text_reaches_the_model(claude):
     run, log = claude
     result = exchange(run, "mcp__lorebase__lorebase_get", {"ref": "Supplier/S-1001"})
-    text = result_text(result)
-    assert text.startswith("Supplier/S-1001 "), text
-    assert "Kavsen Alloys" in text and "risk_score: 90" in text, text
+    assert_s1001(result_text(result), log)
     assert not result.get("is_error")
-    if log is not None:
-        calls = [(c, a) for c, a in tee_calls(log) if c["params"]["arguments"] == {"ref": "Supplier/S-1001"}]
-        assert len(calls) == 1, tee_calls(log)
-        assert calls[0][0]["params"]["name"] == "lorebase_get"
-        assert text == calls[0][1]["result"]["content"][0]["text"]
 
 
 def test_a_tool_error_reaches_the_model_code_first(claude):

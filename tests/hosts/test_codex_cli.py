@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from conftest import HERALD_TOOLS, tee_calls, tee_instructions
+from conftest import HERALD_TOOLS, assert_s1001, runs_of, tee_calls, tee_instructions
 
-TRANSPORTS = ["stdio", "http"]
 # The JSON Schema keywords Codex 0.171 removes before the model sees a tool (probe_server's
 # probe_bounds: every keyword Herald uses). It keeps type, description, enum, items, required,
 # additionalProperties and minItems.
@@ -54,9 +53,7 @@ def output_for(run, args: dict[str, Any]) -> list[dict[str, Any]]:
     raise AssertionError(f"no function_call_output for lorebase_get {args}\n{run.describe()}")
 
 
-@pytest.fixture(params=TRANSPORTS)
-def codex(request, runs):
-    return runs.get(f"codex-{request.param}")
+codex = runs_of("codex")
 
 
 def test_every_tool_reaches_the_model_in_the_namespace(codex, herald_tools):
@@ -82,11 +79,7 @@ def test_a_call_reaches_herald_and_its_compact_text_reaches_the_model(codex):
     run, log = codex
     output = output_for(run, {"ref": "Supplier/S-1001"})
     assert output[0]["text"].startswith("Wall time: ") and output[0]["text"].endswith("Output:"), output
-    text = output[1]["text"]
-    assert text.startswith("Supplier/S-1001 ") and "Kavsen Alloys" in text and "risk_score: 90" in text, text
-    if log is not None:
-        (call, answer), = [(c, a) for c, a in tee_calls(log) if c["params"]["arguments"] == {"ref": "Supplier/S-1001"}]
-        assert text == answer["result"]["content"][0]["text"]
+    assert_s1001(output[1]["text"], log)
 
 
 def test_a_tool_error_reaches_the_model_code_first_and_is_error_is_lost(codex):

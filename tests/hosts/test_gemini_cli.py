@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from conftest import HERALD_TOOLS, tee_calls, tee_instructions
+from conftest import HERALD_TOOLS, assert_s1001, runs_of, tee_calls, tee_instructions
 
-TRANSPORTS = ["stdio", "http"]
 INSTRUCTIONS_START = "---[start of server instructions]---\n"
 INSTRUCTIONS_END = "\n---[end of server instructions]---"
 
@@ -51,9 +50,7 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(p.get("text", "") for c in body.get("contents") or [] for p in c.get("parts") or [])
 
 
-@pytest.fixture(params=TRANSPORTS)
-def gemini(request, runs):
-    return runs.get(f"gemini-{request.param}")
+gemini = runs_of("gemini")
 
 
 def test_every_tool_reaches_the_model_as_a_declaration(gemini, herald_tools):
@@ -85,14 +82,8 @@ def test_server_instructions_reach_the_model_in_full(gemini):
 def test_a_call_reaches_herald_and_its_compact_text_reaches_the_model(gemini):
     run, log = gemini
     output = response_for(run, {"ref": "Supplier/S-1001"})["output"]
-    assert output.startswith("<untrusted_context>\nSupplier/S-1001 "), output
-    assert output.endswith("\n</untrusted_context>"), output
-    assert "Kavsen Alloys" in output and "risk_score: 90" in output
-    if log is not None:
-        calls = [(c, a) for c, a in tee_calls(log) if c["params"]["arguments"] == {"ref": "Supplier/S-1001"}]
-        assert len(calls) == 1, tee_calls(log)
-        herald_text = calls[0][1]["result"]["content"][0]["text"]
-        assert output == f"<untrusted_context>\n{herald_text}\n</untrusted_context>"
+    assert output.startswith("<untrusted_context>\n") and output.endswith("\n</untrusted_context>"), output
+    assert_s1001(output.removeprefix("<untrusted_context>\n").removesuffix("\n</untrusted_context>"), log)
 
 
 def test_a_tool_error_reaches_the_model_with_its_code(gemini):
