@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-
 from conftest import HERALD_TOOLS, assert_s1001, runs_of, tee_calls
 
 # The keywords Copilot CLI moves from an argument's schema into its description, as
