@@ -19,6 +19,7 @@
 #                 (scripts/install-adapter-frameworks.sh)
 #   valgrind      valgrind, with apt-get, when it is missing (scripts/test-c.sh)
 #   nginx         nginx, with apt-get, when it is missing (scripts/test-replicas.sh)
+#   strace        strace, with apt-get, when it is missing (scripts/test-hosts.sh: nothing leaves loopback)
 #   deploy        docker.io, docker-compose (apt-get), kubernetes-validate (into .venv: after
 #                 python-e2e), and a Docker engine started (scripts/test-deploy.sh --prepare)
 #   hosts         tests/hosts/node_modules: real MCP hosts, pinned (Claude Code, Gemini CLI,
@@ -31,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 ALL_PARTS=(python-e2e node-e2e conformance node-pkg adapter-frameworks python-tools python-pkg bench-peer
-  valgrind nginx deploy hosts)
+  valgrind nginx strace deploy hosts)
 
 # The hash of the named files, as the stamp of an install.
 files_hash() { cat "$@" | sha256sum | cut -d' ' -f1; }
@@ -97,6 +98,7 @@ for part in "$@"; do
     bench-peer) venv_part target/bench/peer-venv benches/peers/python_sdk_herald/requirements.txt ;;
     valgrind) apt_part valgrind valgrind ;;
     nginx) apt_part nginx nginx ;;
+    strace) apt_part strace strace ;;
     adapter-frameworks) ./scripts/install-adapter-frameworks.sh ;;
     deploy) ./scripts/test-deploy.sh --prepare ;;
     # Claude Code's postinstall only copies its platform binary over a stub (tests/hosts/hostrun.py

@@ -14,10 +14,11 @@
 #   HOSTS_DUMP=DIR scripts/test-hosts.sh       # also writes what each host sent: DIR/SCENARIO.json
 #
 # Every host run has a scratch HOME, its telemetry, update checks and error reports off, and a
-# timeout (tests/hosts/hostrun.py); the runs go side by side, three at a time. A host that is
-# missing or does not start fails the stage: nothing is skipped.
+# timeout (tests/hosts/hostrun.py); it runs under strace, and a test fails if it (or anything it
+# starts) reached an address outside loopback, a DNS query included. The runs go side by side,
+# three at a time. A host that is missing or does not start fails the stage: nothing is skipped.
 # Uses HERALD_BIN and SANDBOX_BIN (scripts/test.sh sets them; target/debug/... otherwise, built
-# first unless HERALD_NO_BUILD=1) and .venv (scripts/setup.sh python-e2e).
+# first unless HERALD_NO_BUILD=1), .venv (scripts/setup.sh python-e2e) and strace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +27,7 @@ export SANDBOX_BIN="${SANDBOX_BIN:-$PWD/target/debug/lorebase-sandbox}"
 if [ "${HERALD_NO_BUILD:-}" != 1 ]; then
   cargo build --quiet -p lorebase-herald -p lorebase-sandbox
 fi
-./scripts/setup.sh python-e2e hosts >/dev/null
+./scripts/setup.sh python-e2e hosts strace >/dev/null
 # The hosts report their versions: a broken install fails here, before any test.
 tests/hosts/node_modules/@anthropic-ai/claude-code-linux-x64/claude --version
 node tests/hosts/node_modules/@google/gemini-cli/bundle/gemini.js --version

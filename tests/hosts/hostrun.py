@@ -7,16 +7,23 @@ and error reports turned off, and a timeout. The MCP server is given as a host-n
   {"command": [...], "env": {...}}   a stdio server the host starts
   {"url": "http://127.0.0.1:P/mcp", "headers": {...}}   a Streamable HTTP server already running
 A Run holds what the model was sent (model.requests), the host's stdout and stderr, and its
-exit status; run() raises HostFailed (with the host's output) when the host fails or times out.
+exit status, and every internet address it connected or sent to (the run is traced by strace:
+the tests check that nothing leaves loopback); run() raises HostFailed (with the host's output)
+when the host fails or times out, and kills the host's whole process group either way.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import os
+import re
+import shutil
+import signal
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,7 @@ COPILOT = MODULES / "@github" / "copilot-linux-x64" / "copilot"
 # defers them behind a client-side tool_search; its default model runs in "code mode").
 CODEX_MODEL = "scripted-model"
 RUN_TIMEOUT_S = 60
+STRACE = shutil.which("strace")
 
 # What every host run may read of the machine's environment: the rest (keys, proxies, the
 # developer's own settings) stays out.
@@ -51,6 +59,8 @@ class Run:
     stdout: str
     stderr: str
     returncode: int
+    # Every internet address the host (or a child) connected or sent to (strace).
+    destinations: list[str] = field(default_factory=list)
 
     def main_requests(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.requests if isinstance(r["body"], dict) and r["body"].get("tools")]
@@ -78,22 +88,40 @@ def base_env(home: Path) -> dict[str, str]:
 
 
 def _execute(host: str, argv: list[str], env: dict[str, str], cwd: Path, model: ScriptedModel) -> Run:
+    """Runs ARGV under strace (its network system calls only, in cwd/../network.trace), in a
+    process group of its own, killed whole at the timeout."""
+    if STRACE is None:
+        raise HostFailed("strace is missing (scripts/setup.sh strace): it checks that nothing leaves loopback")
+    trace = cwd.parent / "network.trace"
+    traced = [STRACE, "-f", "--seccomp-bpf", "-qq", "-e", "trace=connect,sendto,sendmsg,sendmmsg", "-o", str(trace), *argv]
+    proc = subprocess.Popen(traced, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        p = subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired as e:
-        run = Run(host, list(model.requests), _text(e.stdout), _text(e.stderr), -1)
+        stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        run = Run(host, list(model.requests), stdout, stderr, -1)
         raise HostFailed(f"{host} did not finish within {RUN_TIMEOUT_S}s\n{run.describe()}") from None
-    run = Run(host, list(model.requests), p.stdout, p.stderr, p.returncode)
-    if p.returncode != 0:
+    finally:
+        # Whatever the host left behind (an MCP server it started, a helper) ends with it.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    run = Run(host, list(model.requests), stdout, stderr, proc.returncode, destinations(trace))
+    if proc.returncode != 0:
         raise HostFailed(run.describe())
     return run
 
 
-def _text(b) -> str:
-    if b is None:
-        return ""
-    return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
+def destinations(trace: Path) -> list[str]:
+    """The internet addresses (IPv4 and IPv6) the host and its children connected or sent to."""
+    text = trace.read_text() if trace.exists() else ""
+    found = re.findall(r'inet_addr\("([^"]+)"\)', text) + re.findall(r'inet_pton\(AF_INET6, "([^"]+)"', text)
+    return sorted(set(found))
+
+
+def is_loopback(address: str) -> bool:
+    return ipaddress.ip_address(address.removeprefix("::ffff:")).is_loopback
 
 
 def run_claude(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
@@ -175,6 +203,10 @@ def _codex(home: Path, env: dict[str, str], model_url: str, server: dict[str, An
         'model_provider = "scripted"', 'approval_policy = "never"', 'sandbox_mode = "read-only"',
         "check_for_update_on_startup = false",
         "[analytics]", "enabled = false", "[feedback]", "enabled = false",
+        # What Codex would fetch from github.com and chatgpt.com at startup (plugins, apps, the
+        # model catalog, updates): nothing leaves loopback.
+        "[features]", "plugins = false", "remote_plugin = false", "plugin_sharing = false", "apps = false",
+        "api_key_model_discovery = false", "in_app_updates = false",
         "[model_providers.scripted]", 'name = "scripted"', f"base_url = {toml(model_url + '/v1')}",
         'wire_api = "responses"', 'env_key = "SCRIPTED_API_KEY"',
         f"[mcp_servers.{name}]",
