@@ -19,8 +19,12 @@
 #                 (scripts/install-adapter-frameworks.sh)
 #   valgrind      valgrind, with apt-get, when it is missing (scripts/test-c.sh)
 #   nginx         nginx, with apt-get, when it is missing (scripts/test-replicas.sh)
+#   strace        strace, with apt-get, when it is missing (scripts/test-hosts.sh: nothing leaves loopback)
 #   deploy        docker.io, docker-compose (apt-get), kubernetes-validate (into .venv: after
 #                 python-e2e), and a Docker engine started (scripts/test-deploy.sh --prepare)
+#   hosts         tests/hosts/node_modules: real MCP hosts, pinned (Claude Code, Gemini CLI,
+#                 Codex CLI, Copilot CLI; 1.1 GB, mostly their native binaries), without their
+#                 install scripts (none is needed: scripts/test-hosts.sh)
 #
 # scripts/test.sh runs each part as a stage of its own, in the background while cargo
 # compiles; the stage scripts run the parts they need too (a no-op once installed).
@@ -28,18 +32,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 ALL_PARTS=(python-e2e node-e2e conformance node-pkg adapter-frameworks python-tools python-pkg bench-peer
-  valgrind nginx deploy)
+  valgrind nginx strace deploy hosts)
 
 # The hash of the named files, as the stamp of an install.
 files_hash() { cat "$@" | sha256sum | cut -d' ' -f1; }
 installed() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
-# npm ci in DIR, unless its package-lock.json is the one last installed.
+# npm ci in DIR (with the npm options after it), unless its package-lock.json is the one last installed.
 npm_part() {
   local dir="$1" stamp="$1/node_modules/.herald-installed" hash
+  shift
   hash="$(files_hash "$dir/package-lock.json")"
   installed "$stamp" "$hash" && { echo "$dir: up to date"; return 0; }
-  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error "$@"
   echo "$hash" >"$stamp"
 }
 
@@ -93,8 +98,12 @@ for part in "$@"; do
     bench-peer) venv_part target/bench/peer-venv benches/peers/python_sdk_herald/requirements.txt ;;
     valgrind) apt_part valgrind valgrind ;;
     nginx) apt_part nginx nginx ;;
+    strace) apt_part strace strace ;;
     adapter-frameworks) ./scripts/install-adapter-frameworks.sh ;;
     deploy) ./scripts/test-deploy.sh --prepare ;;
+    # Claude Code's postinstall only copies its platform binary over a stub (tests/hosts/hostrun.py
+    # runs the platform package's binary itself); node-pty's would compile a native addon.
+    hosts) npm_part tests/hosts --ignore-scripts ;;
     *) echo "setup.sh: unknown part $part (parts: ${ALL_PARTS[*]})" >&2; exit 2 ;;
   esac
 done

@@ -84,8 +84,11 @@ stage setup-conformance --lane setup-js -- ./scripts/setup.sh conformance
 stage setup-adapter-frameworks --lane setup-js -- ./scripts/setup.sh adapter-frameworks
 stage setup-valgrind --lane setup-apt -- ./scripts/setup.sh valgrind
 stage setup-nginx --lane setup-apt -- ./scripts/setup.sh nginx
+stage setup-strace --lane setup-apt -- ./scripts/setup.sh strace
 # docker.io, docker-compose and a Docker engine started; kubernetes-validate into .venv.
 stage setup-deploy --lane setup-apt --after setup-python-e2e -- ./scripts/setup.sh deploy
+# Real MCP hosts from npm, pinned (1.1 GB): Claude Code, Gemini CLI, Codex CLI, Copilot CLI.
+stage setup-hosts --lane setup-js -- ./scripts/setup.sh hosts
 
 # --- compilation: one lane, one cargo at a time ---------------------------------------------
 # COMPILE_NICE="nice -n 10" runs it at a lower priority than the tests beside it. Not the default:
@@ -177,6 +180,9 @@ stage rust-tests --lane rust --after test-targets -- cargo test --locked --works
 # Every sandbox of the Python and Node end-to-end suites as a newer Keeper (about 20 s).
 stage e2e-newer-keeper --lane deploy --after binaries,setup-python-e2e,setup-node-e2e -- ./scripts/test-newer-keeper.sh
 stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deploy.sh
+# Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
+# model on loopback (issue 30, docs/hosts.md; about 20 s): a lane of its own.
+stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
 # Fuzz smoke (issue 18): its own instrumented build (about 5 min of CPU on a clean machine, 1.4 GB
 # in target/fuzz), then each target's seeds and 6 s of new inputs. Beside the compile lane once the
 # binaries are built: the CPU the test lanes leave idle.

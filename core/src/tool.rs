@@ -37,6 +37,33 @@ impl ToolAnnotations {
     }
 }
 
+/// The `_meta` key with which Claude Code keeps a tool loaded when it defers
+/// the others behind its tool search (the model sees this tool's schema from
+/// the first turn).
+pub const ALWAYS_LOAD_META: &str = "anthropic/alwaysLoad";
+
+/// Arguments that hosts add to every tool's schema and send with the call,
+/// meant for the host, not the server: accepted and dropped before a tool
+/// checks its arguments (in every front end: [`crate::tools::Toolbox`] strips
+/// them), unless the tool itself declares an argument of that name (a remote
+/// tool may). Any other unknown argument is still refused. Keep this list
+/// short and documented (docs/hosts.md):
+///
+/// - `wait_for_previous`: Gemini CLI (and Qwen Code, opencode, Copilot CLI,
+///   which forward it) tells its models to set it when a call depends on an
+///   earlier one in the same turn.
+pub const HOST_ADDED_ARGUMENTS: &[&str] = &["wait_for_previous"];
+
+/// Drops the [`HOST_ADDED_ARGUMENTS`] from a call's arguments, except those
+/// the tool declares (`declares(name)` is true).
+pub fn strip_host_arguments(arguments: &mut Map<String, Value>, declares: impl Fn(&str) -> bool) {
+    for name in HOST_ADDED_ARGUMENTS {
+        if arguments.contains_key(*name) && !declares(name) {
+            arguments.remove(*name);
+        }
+    }
+}
+
 /// What a model sees of one tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -54,9 +81,18 @@ pub struct ToolDefinition {
     pub output_schema: Option<Value>,
     /// Hints for the host.
     pub annotations: ToolAnnotations,
+    /// The tool's `_meta` (for example `anthropic/alwaysLoad`: hosts that
+    /// defer tools behind a search keep this one loaded), when it has any.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
 }
 
 impl ToolDefinition {
+    /// Whether its input schema declares an argument named `argument`.
+    pub fn declares(&self, argument: &str) -> bool {
+        self.input_schema["properties"].get(argument).is_some()
+    }
+
     /// Whether the tool writes (it is not annotated read-only).
     pub fn writes(&self) -> bool {
         !self.annotations.read_only_hint

@@ -30,3 +30,30 @@ mod tools_golden;
 mod tools_list;
 mod tools_newer_keeper;
 mod tools_proptest;
+mod tools_search;
+
+/// `autotests = false` (Cargo.toml): a file under `tests/` runs only when a
+/// `mod` line above names it. This fails when one does not, so a new test
+/// file cannot be silently left out.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let this = std::fs::read_to_string(dir.join("integration.rs")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let module = if path.is_dir() {
+            path.join("mod.rs").exists()
+        } else {
+            path.extension().is_some_and(|e| e == "rs") && name != "integration"
+        };
+        if module && !this.lines().any(|l| l.trim() == format!("mod {name};")) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "add `mod NAME;` to tests/integration.rs for: {missing:?}"
+    );
+}

@@ -12,7 +12,7 @@ use crate::tools_support;
 use herald_core::config::Settings;
 use herald_core::keeper::Credential;
 use herald_core::tools::{ToolCallError, Toolbox};
-use serde_json::json;
+use serde_json::{Value, json};
 use tools_support::{example_of, schema_violations};
 
 const NAMES: [&str; 14] = [
@@ -109,11 +109,16 @@ fn every_definition_follows_the_rules() {
         assert_eq!(props["format"]["enum"], json!(["text", "json"]));
         for (k, p) in props {
             assert!(p.get("type").is_some(), "{}.{k} has no type", d.name);
-            assert!(
-                p.get("description").is_some(),
-                "{}.{k} has no description",
+            // The arguments the server's instructions describe once
+            // (server/src/instructions.rs) carry only their short form.
+            let said_once = SAID_ONCE.contains(&k.as_str());
+            assert_eq!(
+                p.get("description").is_none(),
+                said_once,
+                "{}.{k}: a description unless it is said once in the instructions",
                 d.name
             );
+            assert_bounds_in_words(&format!("{}.{k}", d.name), p);
         }
         for r in s["required"].as_array().into_iter().flatten() {
             assert!(
@@ -138,6 +143,68 @@ fn every_definition_follows_the_rules() {
         assert_eq!(d.annotations.idempotent_hint, !writes, "{}", d.name);
         assert!(d.title.len() > 3 && d.description.len() > 100, "{}", d.name);
     }
+}
+
+/// The arguments described once, in the server's instructions.
+const SAID_ONCE: [&str; 5] = ["domain", "branch", "at", "format", "cursor"];
+
+/// An argument's bounds and default are in its description too (hosts
+/// strip them from schemas), for it and every described subschema.
+fn assert_bounds_in_words(path: &str, schema: &Value) {
+    let Some(obj) = schema.as_object() else {
+        return;
+    };
+    if let Some(description) = obj.get("description").and_then(Value::as_str) {
+        let n = |k: &str| obj.get(k).and_then(Value::as_u64);
+        let mut wanted = Vec::new();
+        match (n("minimum"), n("maximum")) {
+            (Some(min), Some(max)) => wanted.push(format!("{min}-{max}")),
+            (None, Some(max)) => wanted.push(format!("at most {max}")),
+            _ => {}
+        }
+        if let Some(max) = n("maxItems") {
+            wanted.push(format!("at most {max}"));
+        }
+        match obj.get("default") {
+            Some(Value::Bool(false)) | None => {}
+            Some(Value::String(s)) => wanted.push(format!("default {s}")),
+            Some(other) => wanted.push(format!("default {other}")),
+        }
+        for w in wanted {
+            assert!(
+                description.contains(&w),
+                "{path}: {description:?} lacks {w:?}"
+            );
+        }
+    }
+    for (key, sub) in obj {
+        match (key.as_str(), sub) {
+            ("properties", Value::Object(props)) => {
+                for (k, p) in props {
+                    assert_bounds_in_words(&format!("{path}.{k}"), p);
+                }
+            }
+            ("items", sub) => assert_bounds_in_words(&format!("{path}[]"), sub),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn lorebase_context_alone_asks_to_stay_loaded_unless_turned_off() {
+    let marked = |t: &Toolbox| -> Vec<String> {
+        t.definitions()
+            .into_iter()
+            .filter(|d| {
+                d.meta
+                    .as_ref()
+                    .is_some_and(|m| m["anthropic/alwaysLoad"] == true)
+            })
+            .map(|d| d.name)
+            .collect()
+    };
+    assert_eq!(marked(&toolbox(|_| {})), ["lorebase_context"]);
+    assert!(marked(&toolbox(|s| s.tools.always_load_context = false)).is_empty());
 }
 
 #[test]

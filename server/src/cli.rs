@@ -147,6 +147,10 @@ pub enum Command {
         /// text (one line per tool) or json (the definitions a model sees).
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
+        /// Print each tool's cost in tokens (o200k_base) and the total
+        /// against the list's budget, instead of the list.
+        #[arg(long, conflicts_with = "format")]
+        tokens: bool,
     },
     /// Serve only the knowledge-base tools over DIR (no Keeper, no settings file needed).
     Kb {
@@ -378,8 +382,14 @@ mod tests {
         assert!(matches!(
             cli.command,
             Some(Command::Tools {
-                format: ListFormat::Json
+                format: ListFormat::Json,
+                tokens: false
             })
+        ));
+        let cli = parse(&["tools", "--tokens"]);
+        assert!(matches!(
+            cli.command,
+            Some(Command::Tools { tokens: true, .. })
         ));
     }
 

@@ -1,4 +1,4 @@
-//! The one-shot commands: `call TOOL [JSON]` and `tools [--format json]`.
+//! The one-shot commands: `call TOOL [JSON]` and `tools [--format json | --tokens]`.
 
 use std::io::{Read, Write};
 
@@ -12,14 +12,19 @@ use crate::app::Herald;
 use crate::cli::ListFormat;
 use crate::error::ServerError;
 use crate::served_tools::{ServedTools, to_mcp_tool};
+use crate::tool_tokens;
 
 /// Largest argument document read from stdin (`call TOOL -`).
 pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Prints the served tools (built-in, then the remote ones discovered): one
-/// line each, or the JSON list of definitions a model sees (`tools/list`).
-pub fn print_tools(herald: &Herald, format: ListFormat) -> Result<(), ServerError> {
+/// line each, or the JSON list of definitions a model sees (`tools/list`),
+/// or (`None`) each one's cost in tokens.
+pub fn print_tools(herald: &Herald, format: Option<ListFormat>) -> Result<(), ServerError> {
     let tools = all_tools(herald);
+    let Some(format) = format else {
+        return write_stdout(&tool_tokens::table(&tools));
+    };
     let text = match format {
         ListFormat::Json => {
             let mut t = serde_json::to_string_pretty(&tools)

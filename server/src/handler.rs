@@ -15,18 +15,34 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
+use rmcp::model::{DiscoverResult, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::credential::CallerAuth;
+use crate::instructions::instructions;
 use crate::served_tools::{ServedTools, to_mcp_tool};
 use crate::{completion, malformed_params, prompt, resources};
 
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "lorebase-herald";
 
-/// What `initialize` tells the host about using Herald.
-pub const INSTRUCTIONS: &str = "Lorebase Herald exposes a Lorebase Domain (a knowledge graph of Records, Links and Operations) as lorebase_* tools. Start with lorebase_context, ground the user's words with lorebase_resolve before lorebase_query, check provenance with lorebase_explain, and write only through lorebase_execute (dry run first). The prompt lorebase_guide explains the workflow.";
+/// How long a host may keep the tool list (and the discovery answer) when
+/// no remote server is configured: the list is fixed for a given
+/// configuration (a restart with other settings is a new process).
+pub const FIXED_LIST_TTL_MS: u64 = 3_600_000;
+
+/// The same with remote servers that are re-discovered only on SIGHUP
+/// (`mcp.refresh_interval_s: 0`): their tools may come and go.
+pub const REMOTE_LIST_TTL_MS: u64 = 60_000;
+
+/// Whether the request was made under protocol 2026-07-28 or later (its
+/// results carry cache hints; older revisions do not define them).
+fn speaks_2026_07_28(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
 
 /// The MCP server handler. Cheap to clone (one per HTTP request in
 /// stateless mode).
@@ -44,6 +60,8 @@ struct Inner {
     auth: CallerAuth,
     /// Lorebase tools are served (else KB-only: no resources, prompt or completion).
     lorebase: bool,
+    /// The server instructions for what is served (`crate::instructions`).
+    instructions: String,
 }
 
 impl std::fmt::Debug for HeraldServer {
@@ -56,10 +74,25 @@ impl std::fmt::Debug for HeraldServer {
 }
 
 impl HeraldServer {
+    /// The cache lifetime of the tool list: an hour when it is fixed, the
+    /// re-discovery interval (else a minute) with remote servers.
+    fn list_ttl_ms(&self) -> u64 {
+        let toolbox = &self.inner.toolbox;
+        if toolbox.remote().is_empty() {
+            return FIXED_LIST_TTL_MS;
+        }
+        match toolbox.settings().mcp.refresh_interval_s {
+            0 => REMOTE_LIST_TTL_MS,
+            s => (s * 1000).min(FIXED_LIST_TTL_MS),
+        }
+    }
+
     /// A handler serving `tools` (already narrowed) from `toolbox`; `reads`
     /// serves resources and completion (a toolbox without the tool selection).
     pub fn new(toolbox: Toolbox, reads: Toolbox, tools: ServedTools, auth: CallerAuth) -> Self {
         let lorebase = tools.names().iter().any(|n| n.starts_with("lorebase_"));
+        let kb = tools.names().iter().any(|n| n.starts_with("kb_"));
+        let instructions = instructions(lorebase, kb, !toolbox.remote().is_empty());
         Self {
             inner: Arc::new(Inner {
                 toolbox,
@@ -67,6 +100,7 @@ impl HeraldServer {
                 tools,
                 auth,
                 lorebase,
+                instructions,
             }),
         }
     }
@@ -254,7 +288,23 @@ impl ServerHandler for HeraldServer {
                     .with_title("Lorebase Herald")
                     .with_description("A Lorebase Domain as MCP tools, resources and a prompt"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.inner.instructions.clone())
+    }
+
+    /// `server/discover` (protocol 2026-07-28): what that revision defines,
+    /// with a real cache lifetime. `logging` is left out: 2026-07-28 removed
+    /// it (SEP-2577); `initialize` under the older revisions still declares it.
+    #[allow(deprecated)]
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        let mut info = self.get_info();
+        info.capabilities.logging = None;
+        Ok(
+            DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), info)
+                .with_ttl_ms(self.list_ttl_ms()),
+        )
     }
 
     async fn list_tools(
@@ -262,9 +312,11 @@ impl ServerHandler for HeraldServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            self.tools_for(narrowing(&context)),
-        ))
+        let mut result = ListToolsResult::with_all_items(self.tools_for(narrowing(&context)));
+        if speaks_2026_07_28(&context) {
+            result.ttl_ms = Some(self.list_ttl_ms());
+        }
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -48,6 +48,7 @@ pub mod http_guard;
 pub mod http_metrics;
 pub mod http_routing_headers;
 pub mod http_tool_headers;
+pub mod instructions;
 pub mod log_buffer;
 pub mod logging;
 pub mod malformed_params;
@@ -57,6 +58,7 @@ pub mod remote_refresh;
 pub mod resources;
 pub mod served_tools;
 pub mod shutdown;
+pub mod tool_tokens;
 
 use std::time::Duration;
 
@@ -186,10 +188,11 @@ async fn dispatch(
                 "this build has no demo (it was built without the `demo` feature)".into(),
             ))
         }
-        Some(Command::Tools { format }) => {
+        Some(Command::Tools { format, tokens }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
             herald.discover_remote().await;
-            let printed = commands::print_tools(&herald, *format);
+            let format = if *tokens { None } else { Some(*format) };
+            let printed = commands::print_tools(&herald, format);
             herald.toolbox.close_remote().await;
             printed.map(|()| 0)
         }

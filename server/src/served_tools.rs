@@ -54,11 +54,16 @@ pub fn to_mcp_tool(def: &ToolDefinition) -> Tool {
         .as_ref()
         .map(|s| Arc::new(schema_object(s)));
     let a = def.annotations;
+    tool.meta = def.meta.clone().map(rmcp::model::MetaObject);
+    // `destructiveHint` and `idempotentHint` mean something only for a tool
+    // that is not read-only (MCP), so a read-only tool leaves them out; the
+    // tool's own `title` is not repeated.
+    let writes = !a.read_only_hint;
     tool.annotations = Some(ToolAnnotations::from_raw(
-        Some(def.title.clone()),
+        None,
         Some(a.read_only_hint),
-        Some(a.destructive_hint),
-        Some(a.idempotent_hint),
+        writes.then_some(a.destructive_hint),
+        writes.then_some(a.idempotent_hint),
         Some(a.open_world_hint),
     ));
     tool
@@ -97,6 +102,7 @@ mod tests {
                 idempotent_hint: read_only,
                 open_world_hint: true,
             },
+            meta: None,
         }
     }
 

@@ -17,7 +17,7 @@ pub(crate) const SECTIONS: [&str; 10] = [
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 52] = [
+pub const KEYS: [&str; 53] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -58,6 +58,7 @@ pub const KEYS: [&str; 52] = [
     "tools.read_only",
     "tools.allow",
     "tools.deny",
+    "tools.always_load_context",
     "mcp.servers",
     "mcp.require_allowlist",
     "mcp.discovery_timeout_s",
@@ -327,6 +328,7 @@ pub(crate) fn apply(
         "tools.read_only" => settings.tools.read_only = f.bool()?,
         "tools.allow" => settings.tools.allow = f.optional_list()?,
         "tools.deny" => settings.tools.deny = f.list()?,
+        "tools.always_load_context" => settings.tools.always_load_context = f.bool()?,
         "mcp.servers" => {
             settings.mcp.servers = super::mcp::parse_servers(raw).map_err(|e| f.invalid(e))?
         }

@@ -256,8 +256,9 @@ impl Default for KbSettings {
     }
 }
 
-/// Which tools are served (beyond the seed: read-only mode, allow and deny lists).
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Which tools are served (beyond the seed: read-only mode, allow and deny
+/// lists), and how hosts are asked to present them.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolSelection {
     /// Drop `lorebase_execute`.
     pub read_only: bool,
@@ -265,6 +266,20 @@ pub struct ToolSelection {
     pub allow: Option<Vec<String>>,
     /// Never serve these tools.
     pub deny: Vec<String>,
+    /// Mark `lorebase_context` for hosts that defer MCP tools behind a
+    /// search to keep it loaded (`_meta["anthropic/alwaysLoad"]`).
+    pub always_load_context: bool,
+}
+
+impl Default for ToolSelection {
+    fn default() -> Self {
+        Self {
+            read_only: false,
+            allow: None,
+            deny: Vec::new(),
+            always_load_context: true,
+        }
+    }
 }
 
 impl Default for Settings {

@@ -188,6 +188,9 @@ pub(crate) fn definition(server: &str, tool: &Tool) -> Result<ToolDefinition, St
         // would then break the remote schema for clients that validate it.
         output_schema: None,
         annotations: annotations(tool),
+        // Not passed on either: a remote server does not decide how a host
+        // presents Herald (an `alwaysLoad` of its own, say).
+        meta: None,
     })
 }
 

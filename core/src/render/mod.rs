@@ -45,7 +45,9 @@ impl OutputFormat {
     }
 }
 
-/// `{"type": "string", "enum": ["text", "json"], "default": "text"}`.
+/// `{"type": "string", "enum": ["text", "json"]}`: `text` is the default,
+/// which the server's instructions say once for every tool (this schema is
+/// in every tool's list entry).
 impl schemars::JsonSchema for OutputFormat {
     fn inline_schema() -> bool {
         true
@@ -57,7 +59,7 @@ impl schemars::JsonSchema for OutputFormat {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let all = [Self::Text, Self::Json].map(Self::as_str);
-        schemars::json_schema!({"type": "string", "enum": all, "default": Self::default().as_str()})
+        schemars::json_schema!({"type": "string", "enum": all})
     }
 }
 

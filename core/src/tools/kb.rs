@@ -45,12 +45,7 @@ pub const KB_UNAVAILABLE: &str = "kb-unavailable";
 const READ_ONLY: ToolAnnotations = ToolAnnotations::reads_or_writes(false);
 
 fn format_schema() -> Value {
-    json!({
-        "type": "string",
-        "enum": ["text", "json"],
-        "default": "text",
-        "description": "`text` (compact lines, default) or `json` (stable shape, also sent as structuredContent)."
-    })
+    super::schema::shared_argument("format")
 }
 
 fn hit_schema() -> Value {
@@ -76,20 +71,16 @@ pub fn definitions() -> Vec<ToolDefinition> {
         ToolDefinition {
             name: KB_SEARCH.into(),
             title: "Search the knowledge base".into(),
-            description: "Search the markdown knowledge base (runbooks, incident notes, how-tos) \
-                with BM25 over title, description, resource, tags and body; title, tags and resource \
-                weigh more. Identifiers such as v1.8.2, kb_search, harbor-core or EC2NodeClass match \
-                whole and by their parts. Returns scored hits, best first: path, type, title, \
-                description, resource, tags (empty when the entry has none), and status, \
-                last_validated when the entry has them. Retired \
-                entries stay searchable (see status). Use it to find entry paths, then kb_get to read \
-                one. Example: {\"query\": \"harbor-core OOMKilled\", \"k\": 5}"
+            description: "Search the knowledge base: find markdown notes (a runbook, incident \
+                note, how-to) by words or identifiers (BM25): scored hits with path, title, \
+                description, resource, tags and status. Read one with kb_get. \
+                Example: {\"query\": \"harbor-core OOMKilled\"}"
                 .into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "minLength": 1, "description": "Words or identifiers to search for."},
-                    "k": {"type": "integer", "default": DEFAULT_K, "description": "How many hits (default 5, at most 20; values below 1 give 5)."},
+                    "k": super::schema::house_argument(json!({"type": "integer", "default": DEFAULT_K, "description": "How many hits; below 1 gives 5, above 20 gives 20."})),
                     "format": format_schema()
                 },
                 "required": ["query"],
@@ -105,14 +96,14 @@ pub fn definitions() -> Vec<ToolDefinition> {
                 }
             })),
             annotations: READ_ONLY,
+            meta: None,
         },
         ToolDefinition {
             name: KB_GET.into(),
             title: "Read a knowledge-base entry".into(),
-            description: "Read one knowledge-base entry whole: its frontmatter fields (type, title, \
-                description, resource, alert_resource, tags, status, last_validated, and timestamp \
-                and fingerprint on curated entries) and its markdown body. path must be exactly as a \
-                kb_search hit returned it. Example: {\"path\": \"runbooks/harbor-core-oom.md\"}"
+            description: "Read one knowledge-base note whole, by the path of a kb_search \
+                hit: its frontmatter (type, title, tags, status, last_validated, timestamp...) \
+                and markdown body. Example: {\"path\": \"runbooks/harbor-core-oom.md\"}"
                 .into(),
             input_schema: json!({
                 "type": "object",
@@ -136,6 +127,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
                 }
             })),
             annotations: READ_ONLY,
+            meta: None,
         },
     ]
 }

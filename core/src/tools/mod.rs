@@ -36,7 +36,7 @@ use crate::kb::{KbCatalog, KbError, KbOptions};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
 use crate::remote::{NAME_SEPARATOR, RemoteError, RemoteTools, ServerSummary};
 use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
-use crate::tool::ErrorCode;
+use crate::tool::{ErrorCode, strip_host_arguments};
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
 use kb::KbTools;
 use lorebase::LorebaseTools;
@@ -306,14 +306,25 @@ impl Toolbox {
     /// [`CallScope`] (the trace and request id its Keeper requests carry),
     /// and gets its audit line and, when traces are exported, its span. A
     /// call dropped before it ends is recorded as `cancelled`.
+    ///
+    /// The arguments hosts add for themselves ([`crate::tool::HOST_ADDED_ARGUMENTS`]:
+    /// Gemini CLI's `wait_for_previous`) are dropped here, before any check,
+    /// unless the tool declares them.
     pub async fn call_from(
         &self,
         name: &str,
-        arguments: Map<String, Value>,
+        mut arguments: Map<String, Value>,
         credential: &Credential,
         origin: &CallOrigin<'_>,
     ) -> Result<RenderedOutput, ToolCallError> {
         let tool_origin = self.origin_of(name);
+        strip_host_arguments(&mut arguments, |argument| {
+            tool_origin == Some(ToolOrigin::Remote)
+                && self
+                    .remote
+                    .find(name)
+                    .is_some_and(|tool| tool.definition.declares(argument))
+        });
         let record = CallRecord::start(
             &self.telemetry,
             name,

@@ -61,6 +61,19 @@ pub(crate) fn input<A: JsonSchema>(scope: Scope) -> Value {
     object(properties, required)
 }
 
+/// A hand-written argument schema (the KB tools') in house style, and the
+/// shared argument `name` (`format`) as every Lorebase tool shows it.
+pub(crate) fn house_argument(schema: Value) -> Value {
+    house_input(schema)
+}
+
+/// The schema of the shared argument `name` (`domain`, `branch`, `at`,
+/// `format`), as every Lorebase tool shows it.
+pub(crate) fn shared_argument(name: &str) -> Value {
+    let shared = shared_schemas(&mut generator());
+    house_input(shared.get(name).cloned().unwrap_or(Value::Bool(true)))
+}
+
 /// An input schema: an object of these properties, these required, nothing else.
 fn object(properties: Vec<(String, Value)>, required: Vec<Value>) -> Value {
     let properties: Map<String, Value> = properties.into_iter().collect();
@@ -82,14 +95,55 @@ pub(crate) fn output<T: JsonSchema>() -> Value {
     schema
 }
 
-/// One argument's schema in house style.
+/// One argument's schema in house style, its bounds and default also in
+/// its description.
 fn house_input(mut schema: Value) -> Value {
     walk(&mut schema, &mut |obj| {
         obj.shift_remove("title");
         obj.shift_remove("format");
         drop_null_type(obj);
+        state_bounds(obj);
     });
     schema
+}
+
+/// Puts an argument's bounds and default in its description, in words made
+/// from the schema's own keywords: `"Page size."` with `minimum: 1,
+/// maximum: 200` becomes `"Page size (1-200)."`. Hosts that strip keywords
+/// from schemas before the model sees them (Codex drops `default`,
+/// `minimum`/`maximum`, `maxItems`; docs/hosts.md) still show the
+/// description, and the two cannot drift. The lengths of texts and names
+/// are not stated (no model writes a 1,000-character search); a longer one
+/// is refused naming its bound. An argument without a description gets none.
+pub(crate) fn state_bounds(obj: &mut Map<String, Value>) {
+    let Some(Value::String(description)) = obj.get("description") else {
+        return;
+    };
+    let number = |key: &str| obj.get(key).and_then(Value::as_u64);
+    let mut words = Vec::new();
+    match (number("minimum"), number("maximum")) {
+        (Some(min), Some(max)) => words.push(format!("{min}-{max}")),
+        (None, Some(max)) => words.push(format!("at most {max}")),
+        (Some(min), None) => words.push(format!("at least {min}")),
+        (None, None) => {}
+    }
+    if let Some(max) = number("maxItems") {
+        words.push(format!("at most {max}"));
+    }
+    // A flag that is off unless set says nothing by its default.
+    if let Some(default) = obj.get("default").filter(|d| **d != Value::Bool(false)) {
+        let shown = match default {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        words.push(format!("default {shown}"));
+    }
+    if words.is_empty() {
+        return;
+    }
+    let stem = description.strip_suffix('.').unwrap_or(description);
+    let stated = format!("{stem} ({}).", words.join(", "));
+    obj.insert("description".into(), Value::String(stated));
 }
 
 /// An answer's schema in house style.

@@ -59,19 +59,22 @@ pub(crate) struct Text<const MAX: usize>(String);
 #[serde(transparent)]
 pub(crate) struct Name<const MAX: usize>(String);
 
+// A text's length is checked, not shown: a model never writes a question
+// of 1,000 characters, and every host re-sends the list each turn.
 argument_schema!(
     impl<const MAX: usize> Text<MAX>,
     format!("Text_{MAX}"),
     |_generator| {
-        json_schema!({"type": "string", "minLength": 1, "maxLength": MAX})
+        json_schema!({"type": "string"})
     }
 );
 
+// Likewise a name's length (a Domain, a cursor).
 argument_schema!(
     impl<const MAX: usize> Name<MAX>,
     format!("Name_{MAX}"),
-    |generator| {
-        Text::<MAX>::json_schema(generator)
+    |_generator| {
+        json_schema!({"type": "string"})
     }
 );
 
@@ -124,8 +127,9 @@ argument_schema!(
     impl<const MAX: usize> Names<MAX>,
     format!("Names_{MAX}"),
     |generator| {
+        // The bound is checked, not shown: no call names 50 Kinds.
         let item = Name::<NAME_MAX>::json_schema(generator).to_value();
-        json_schema!({"type": "array", "items": item, "maxItems": MAX})
+        json_schema!({"type": "array", "items": item})
     }
 );
 
@@ -143,17 +147,14 @@ impl<const MAX: usize> Arg for Names<MAX> {
     }
 }
 
-/// The pattern of a `Kind/key` ref.
-const REF_PATTERN: &str = "^[A-Za-z_][A-Za-z0-9_]*/.+$";
-
 /// A `Kind/key` ref (for example `Supplier/S-1001`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(transparent)]
 pub(crate) struct Ref(String);
 
-argument_schema!(Ref, "Ref", |_generator| json_schema!({
-    "type": "string", "pattern": REF_PATTERN, "minLength": 3, "maxLength": 385
-}));
+// A ref's shape (`Kind/key`, its lengths) is checked by its parser and said
+// in the description of each argument that takes one, not shown as a pattern.
+argument_schema!(Ref, "Ref", |_generator| json_schema!({"type": "string"}));
 
 impl Arg for &Ref {
     type Checked = RecordRef;
@@ -182,9 +183,7 @@ argument_schema!(
     impl<const MAX: usize> Refs<MAX>,
     format!("Refs_{MAX}"),
     |generator| {
-        let mut item = Ref::json_schema(generator);
-        item.insert("description".into(), "A Record ref, Kind/key.".into());
-        let item = item.to_value();
+        let item = Ref::json_schema(generator).to_value();
         json_schema!({"type": "array", "items": item, "minItems": 1, "maxItems": MAX})
     }
 );
@@ -213,9 +212,12 @@ impl<const MAX: usize> Arg for Refs<MAX> {
 #[serde(transparent)]
 pub(crate) struct Revision(String);
 
-argument_schema!(Revision, "Revision", |_generator| json_schema!({
-    "type": "string", "pattern": "^[0-9a-fA-F]{8,64}$"
-}));
+// Its shape is said in the description of each argument that takes one.
+argument_schema!(
+    Revision,
+    "Revision",
+    |_generator| json_schema!({"type": "string"})
+);
 
 impl Arg for Revision {
     type Checked = String;

@@ -20,17 +20,17 @@ const BRANCH_MAX: usize = 256;
 /// The longest Revision id, prefix or tag.
 const AT_MAX: usize = 128;
 
-/// The shared arguments, as a model sees them (the descriptions are theirs).
+/// The shared arguments, as a model sees them in every tool: their short
+/// form. What they mean and how they default is said once, in the server's
+/// instructions (`server/src/instructions.rs`), not again in every tool.
 #[derive(JsonSchema)]
 #[allow(dead_code)] // only its schema is used: the values are taken one by one
 struct SharedArgs {
-    /// Domain api name. Default: the configured Domain (LOREBASE_DOMAIN).
+    // No descriptions: the instructions say what they are and how they
+    // default, once for every tool.
     domain: Option<Name<DOMAIN_MAX>>,
-    /// Branch. Default: the configured branch (LOREBASE_BRANCH), else the Domain's default branch.
     branch: Option<Name<BRANCH_MAX>>,
-    /// Read as of this Revision (64 hex digits or an 8+ digit prefix) or tag.
     at: Option<Name<AT_MAX>>,
-    /// `text`: compact lines (default). `json`: the stable JSON shape, also as structured content.
     format: Option<OutputFormat>,
 }
 

@@ -47,9 +47,12 @@ const API_NAME_MAX: usize = 128;
 #[serde(transparent)]
 pub(crate) struct ApiName(String);
 
-argument_schema!(ApiName, "ApiName", |_generator| json_schema!({
-    "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "maxLength": API_NAME_MAX
-}));
+// Its shape and length are checked, not shown (like a name's: `bounded::Name`).
+argument_schema!(
+    ApiName,
+    "ApiName",
+    |_generator| json_schema!({"type": "string"})
+);
 
 impl Arg for ApiName {
     type Checked = String;
@@ -129,7 +132,7 @@ impl Arg for Where {
 }
 
 /// The grammar of a predicate, as the `where` arguments describe it.
-pub(crate) const PREDICATE_GRAMMAR: &str = "A predicate is {\"attr\": name, \"op\": eq|ne|in|lt|lte|gt|gte|contains|exists, \"value\": v}, {\"and\": [p, ...]}, {\"or\": [p, ...]} or {\"not\": p}.";
+pub(crate) const PREDICATE_GRAMMAR: &str = "{\"attr\": a, \"op\": eq|ne|in|lt|lte|gt|gte|contains|exists, \"value\": v}, or and/or: [p, ...], not: p.";
 
 /// Appends [`PREDICATE_GRAMMAR`] to a `where` argument's description
 /// (`#[schemars(transform = with_predicate_grammar)]`).

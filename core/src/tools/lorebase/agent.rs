@@ -27,17 +27,17 @@ pub(crate) struct LorebaseContext;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ContextArgs {
-    /// Seed Records (Kind/key). Give this or `question`.
+    /// Seed Records (Kind/key), or give `question`.
     records: Option<Refs<20>>,
-    /// A short question; its search hits become the seeds. Give this or `records`.
+    /// A short question: its search hits become the seeds.
     question: Option<Text<1000>>,
-    /// Hops from the seeds (default: the lens's or Keeper's).
+    /// Hops from the seeds; default the lens's or Keeper's.
     depth: Option<Int<0, 3>>,
-    /// Relations to follow (default: all, or the lens's).
+    /// Relations to follow; default all, or the lens's.
     relations: Option<Names<50>>,
-    /// Limit neighbors to Kinds implementing these Traits (api names).
+    /// Only neighbors of Kinds implementing these Traits.
     traits: Option<Names<20>>,
-    /// A lens (read preset) api name: gives Relations, depth and budget unless passed.
+    /// A lens (read preset) giving Relations, depth and budget.
     lens: Option<Name<128>>,
     /// Trim the pack to about this many tokens.
     token_budget: Option<Int<100, 100_000>>,
@@ -45,8 +45,8 @@ pub(crate) struct ContextArgs {
 
 impl LorebaseTool for LorebaseContext {
     const NAME: &'static str = "lorebase_context";
-    const TITLE: &'static str = "Context pack for Records or a question";
-    const DESCRIPTION: &'static str = "Start here. Returns Keeper's context pack: the seed Records with their values, nearby Records, the Links between them, the schema of the Kinds present, recent changes and lineage, trimmed to a token budget (markdown in text format). Give `records` when you know the Records (refs Kind/key); give `question` to find the seeds by a lexical search first. Use lorebase_get for one Record's values only, lorebase_neighborhood for a wider graph walk. Example: {\"records\": [\"Supplier/S-1001\"], \"depth\": 1, \"token_budget\": 2000}";
+    const TITLE: &'static str = "Start here: context for Records or a question";
+    const DESCRIPTION: &'static str = "Start here: one call reads what the Domain knows about Records or a question, within a token budget: values, neighbors and Links, the schema of their Kinds, recent changes, lineage. Give `records` (Kind/key refs) or a `question`. Example: {\"records\": [\"Supplier/S-1001\"], \"depth\": 1}";
     const SCOPE: Scope = Scope::READ;
     type Args = ContextArgs;
     type Answer = ContextPack;
@@ -117,16 +117,16 @@ pub(crate) struct LorebaseExecute;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExecuteArgs {
-    /// The Operation's api name (built-in such as update_supplier, or custom).
+    /// Its api name, as lorebase_schema lists it.
     operation: ApiName,
-    /// The Operation's parameters, as lorebase_schema lists them.
+    /// Its parameters, as lorebase_schema lists them.
     #[schemars(with = "AnyObject")]
     parameters: Map<String, Value>,
-    /// Check without writing (default true).
+    /// Check without writing.
     dry_run: Option<Flag<true>>,
-    /// Fail with stale-head unless the branch head is this (the head the dry run reported).
+    /// The head the dry run reported (stale-head if the branch moved).
     expected_head: Option<Revision>,
-    /// A retried commit with the same key commits once and answers the same.
+    /// Retries with the same key commit once.
     // Clients of MCP 2026-07-28 mirror it in the header
     // `Mcp-Param-Idempotency-Key` (SEP-2243), so a balancer may resend the
     // call (deploy/nginx/herald.conf).
@@ -134,20 +134,20 @@ pub(crate) struct ExecuteArgs {
     idempotency_key: Option<Name<200>>,
     /// The Revision's message.
     message: Option<Text<1000>>,
-    /// A short slug: run on agent/{agent}/{task} and open or update a Proposal.
+    /// A short slug: run on agent/{agent}/{task}, open a Proposal.
     task: Option<Slug>,
     /// Why: the Proposal's description.
     intent: Option<Text<2000>>,
-    /// Open a Proposal when review is required (needs `task`).
+    /// Open a Proposal when review is required (with `task`).
     auto_propose: Option<Flag<false>>,
-    /// Merge the Proposal at once where the Domain allows it.
+    /// Merge the Proposal at once if the Domain allows.
     auto_merge: Option<Flag<false>>,
 }
 
 impl LorebaseTool for LorebaseExecute {
     const NAME: &'static str = "lorebase_execute";
-    const TITLE: &'static str = "Run an Operation (the only write)";
-    const DESCRIPTION: &'static str = "Runs an Operation (see lorebase_schema) with parameters. `dry_run` defaults to true: check the edits and violations, then commit with `dry_run: false` and `expected_head` set to the head the dry run reported; keep one `idempotency_key` per intended change so retries commit once. Operations with a review policy and protected branches need a Proposal: add `task` (a short slug) and `intent`; the answer then has the Proposal (id, status) and `next` steps. `auto_propose` needs `task`; `auto_merge` only merges where the Domain allows it. Example: {\"operation\": \"flag_supplier_risk\", \"parameters\": {\"supplier_code\": \"S-1001\", \"level\": \"high\"}, \"dry_run\": true}";
+    const TITLE: &'static str = "Write: run an Operation";
+    const DESCRIPTION: &'static str = "Write a change to the graph: create, update, delete or link Records by running an Operation (see lorebase_schema). The only write; one needing review opens a Proposal. A dry run by default: check edits and violations, then commit with `dry_run: false`, `expected_head` from the dry run and one `idempotency_key` per change. For review, add `task` and `intent`. Example: {\"operation\": \"flag_supplier_risk\", \"parameters\": {\"supplier_code\": \"S-1001\", \"level\": \"high\"}}";
     const SCOPE: Scope = Scope::BRANCH;
     const WRITES: bool = true;
     type Args = ExecuteArgs;

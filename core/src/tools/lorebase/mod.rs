@@ -38,6 +38,10 @@ pub(crate) const AGENT: &str = "agent";
 /// Every group of the Lorebase tools.
 pub(crate) const GROUPS: [&str; 4] = [READS, PROVENANCE, REVISIONS, AGENT];
 
+/// The tool hosts that defer MCP tools behind a search are asked to keep
+/// loaded (`tools.always_load_context`): the start of every task.
+pub(crate) const ALWAYS_LOADED: &str = "lorebase_context";
+
 /// The tools, in the order models see them.
 pub(crate) static TOOLS: [ToolEntry; 14] = [
     entry::<LorebaseContext>(AGENT),

@@ -26,7 +26,7 @@ pub(crate) struct ExplainArgs {
 impl LorebaseTool for LorebaseExplain {
     const NAME: &'static str = "lorebase_explain";
     const TITLE: &'static str = "Where a Record's values came from";
-    const DESCRIPTION: &'static str = "Explains one Record: how it was created, and per attribute its value, origin type, actor, time and Revision of its last change (with the Source, Operation, extraction evidence or Proposal); without `attributes`, also its Links and the Proposals that changed it. Call it before trusting a surprising value. Use lorebase_history for the sequence of changes, lorebase_lineage for the evidence only. Example: {\"ref\": \"Supplier/S-1001\", \"attributes\": [\"risk_score\"]}";
+    const DESCRIPTION: &'static str = "Explain where a Record's values came from and who set them: per attribute the value, origin, actor, time, Revision and evidence (Source, Operation, document, Proposal); without `attributes`, its Links and Proposals too. Check before you trust a value. Example: {\"ref\": \"Supplier/S-1001\", \"attributes\": [\"risk_score\"]}";
     const SCOPE: Scope = Scope::READ;
     type Args = ExplainArgs;
     type Answer = Explain;
@@ -64,14 +64,14 @@ pub(crate) struct HistoryArgs {
     values: Option<Flag<false>>,
     /// Page size.
     limit: Option<Int<1, 200>>,
-    /// The `next_cursor` of the previous page.
+    // No description: the instructions say what a cursor is, once.
     cursor: Option<Name<1024>>,
 }
 
 impl LorebaseTool for LorebaseHistory {
     const NAME: &'static str = "lorebase_history";
-    const TITLE: &'static str = "Changes of one Record";
-    const DESCRIPTION: &'static str = "Lists the changes of one Record, newest first: Revision, time, author, origin, created/updated/deleted and the message, with the attributes changed; `values: true` adds before -> after. Page with `limit` and `cursor`; `at` answers as of an earlier Revision. Use lorebase_lineage for the evidence behind the current values, lorebase_changes for the whole branch. Example: {\"ref\": \"Supplier/S-1001\", \"values\": true, \"limit\": 2}";
+    const TITLE: &'static str = "History: who changed a Record, when";
+    const DESCRIPTION: &'static str = "History of one Record: who changed it, when and how, newest first: Revision, time, author, origin, created/updated/deleted, message, attributes changed (`values: true`: before -> after). Page with `cursor`. Example: {\"ref\": \"Supplier/S-1001\", \"values\": true, \"limit\": 2}";
     const SCOPE: Scope = Scope::READ;
     type Args = HistoryArgs;
     type Answer = History;
@@ -112,7 +112,7 @@ pub(crate) struct LineageArgs {
 impl LorebaseTool for LorebaseLineage {
     const NAME: &'static str = "lorebase_lineage";
     const TITLE: &'static str = "Evidence behind a Record's values";
-    const DESCRIPTION: &'static str = "Per current value of one Record: which Revision, actor and origin set it, with the Source, Operation, document span (extracted from document <id> [start:end] by <model>) or Proposal behind it; ends with SOURCES and PROPOSAL lines. Use lorebase_history for the sequence of changes, lorebase_explain for lineage plus Links. Example: {\"ref\": \"Supplier/S-1001\"}";
+    const DESCRIPTION: &'static str = "Lineage of a Record's current values: per value the Revision, actor and origin that set it, and the evidence (Source, Operation, document span a model extracted, Proposal); ends with SOURCES and PROPOSAL lines. Example: {\"ref\": \"Supplier/S-1001\"}";
     const SCOPE: Scope = Scope::READ;
     type Args = LineageArgs;
     type Answer = Lineage;

@@ -28,9 +28,9 @@ pub(crate) struct LorebaseSchema;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SchemaArgs {
-    /// Limit to these Kinds (default: all).
+    /// Only these Kinds; default all.
     kinds: Option<Names<100>>,
-    /// `summary`: names, types and flags. `full`: plus descriptions, enum values and synonyms.
+    /// `full` adds descriptions, enum values and synonyms.
     #[schemars(with = "Option<SummaryByDefault>")]
     detail: Option<SchemaDetail>,
 }
@@ -56,8 +56,8 @@ impl JsonSchema for SummaryByDefault {
 
 impl LorebaseTool for LorebaseSchema {
     const NAME: &'static str = "lorebase_schema";
-    const TITLE: &'static str = "Schema of the Domain";
-    const DESCRIPTION: &'static str = "Lists the Domain's Kinds with attribute types (`!` marks required), key and title attributes, built-in Operations; Relations; custom Operations with parameters and review policy; Traits; LENSES; Sources; and a final SEARCH line with the search modes and the embedding model and dimension for query_vector. Use it to learn names before writing a lorebase_query, or when lorebase_resolve finds nothing. Example: {\"kinds\": [\"Supplier\"], \"detail\": \"full\"}";
+    const TITLE: &'static str = "Schema of the Domain: Kinds, attributes, Operations";
+    const DESCRIPTION: &'static str = "Read the schema: Kinds (record types) with attributes and types (`!` required), Relations, the Operations lorebase_execute runs with their parameters, Traits, LENSES, Sources and a SEARCH line. Learn names here before you query or write. Example: {\"kinds\": [\"Supplier\"]}";
     const SCOPE: Scope = Scope::READ;
     type Args = SchemaArgs;
     type Answer = DomainSchema;
@@ -84,17 +84,17 @@ pub(crate) struct LorebaseGet;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GetArgs {
-    /// The Record, Kind/key (for example Supplier/S-1001).
+    /// The Record, Kind/key.
     #[serde(rename = "ref")]
     record: Ref,
-    /// Also list the Links (not only their counts).
+    /// List the Links, not only their counts.
     links: Option<Flag<false>>,
 }
 
 impl LorebaseTool for LorebaseGet {
     const NAME: &'static str = "lorebase_get";
-    const TITLE: &'static str = "One Record";
-    const DESCRIPTION: &'static str = "Reads one Record by ref (Kind/key): its values (masked ones show ***) and its Link counts per Relation; `links: true` lists the Links too. Use it when you know the ref; use lorebase_search or lorebase_query to find refs, lorebase_explain to see where values came from. Example: {\"ref\": \"Supplier/S-1001\", \"links\": true}";
+    const TITLE: &'static str = "Read one Record's values";
+    const DESCRIPTION: &'static str = "Read one Record by ref (Kind/key): its attribute values (masked ones show ***) and Link counts per Relation; `links: true` lists the Links. No ref yet? Find it with lorebase_search or lorebase_query. Example: {\"ref\": \"Supplier/S-1001\"}";
     const SCOPE: Scope = Scope::READ;
     type Args = GetArgs;
     type Answer = RecordView;
@@ -128,9 +128,9 @@ pub(crate) struct ResolveArgs {
     text: Text<2000>,
     /// Limit candidates to these Kinds.
     kinds: Option<Names<50>>,
-    /// Levels to try (default: all that apply).
+    /// Levels to try; default all that apply.
     levels: Option<Levels>,
-    /// The text embedded with the Domain's model (see the SEARCH line of lorebase_schema), for the embedding level.
+    /// The text embedded by the Domain's model.
     query_vector: Option<QueryVector>,
     /// Most candidates.
     limit: Option<Int<1, 50>>,
@@ -138,8 +138,8 @@ pub(crate) struct ResolveArgs {
 
 impl LorebaseTool for LorebaseResolve {
     const NAME: &'static str = "lorebase_resolve";
-    const TITLE: &'static str = "Words to Kinds, Attributes and values";
-    const DESCRIPTION: &'static str = "Grounds a question's own words in the Domain: ranked candidates the words may stand for (Kinds, Attributes with type, stored values with a ready-to-use `where` predicate and Record count), each with its level (exact, synonym, trigram, embedding) and the words matched; then unmatched words, skipped levels and coverage: lines. It never runs a query: copy the `where` fragments into lorebase_query. The embedding level needs `query_vector` (Herald never embeds). Example: {\"text\": \"red shoes per brand\", \"kinds\": [\"Product\"]}";
+    const TITLE: &'static str = "Words to Kinds, attributes and values";
+    const DESCRIPTION: &'static str = "Ground a question's words in the Domain: the Kinds, attributes and stored values they mean, ranked, each value with a ready `where` filter and Record count; unmatched words, coverage: lines. Never runs the query: pass the filters to lorebase_query. Example: {\"text\": \"red shoes per brand\"}";
     const SCOPE: Scope = Scope::READ;
     type Args = ResolveArgs;
     type Answer = ResolveResponse;
@@ -178,7 +178,7 @@ pub(crate) struct QueryArgs {
     /// The query (DSL JSON).
     #[schemars(schema_with = "query_schema")]
     query: Query,
-    /// The `next_cursor` of the previous page.
+    // No description: the instructions say what a cursor is, once.
     cursor: Option<Name<1024>>,
 }
 
@@ -196,19 +196,19 @@ fn query_schema(generator: &mut SchemaGenerator) -> Schema {
         "properties": {
             "kind": {"type": "string", "minLength": 1, "description": "The Kind to read."},
             "where": {"type": "object", "minProperties": 1,
-                      "description": format!("The filter. {PREDICATE_GRAMMAR}")},
+                      "description": format!("Filter: {PREDICATE_GRAMMAR}")},
             "select": {"type": "array", "items": {"type": "string"},
-                       "description": "Attributes to return (default: all)."},
+                       "description": "Attributes to return; default all."},
             "include": {"type": "array", "items": {"type": "object",
                 "properties": {"relation": {"type": "string"}, "select": strings},
-                "required": ["relation"], "additionalProperties": false},
-                "description": "Neighbors to include per row."},
+                "required": ["relation"]},
+                "description": "Linked Records per row."},
             "aggregate": {"type": "object", "properties": {"group_by": {"type": "string"}},
                 "required": ["group_by"], "additionalProperties": false,
-                "description": "Count Records per value of an attribute."},
-            "order_by": {"type": "string", "description": "Sort attribute; `-attr` for descending."},
+                "description": "Count per value."},
+            "order_by": {"type": "string", "description": "`attr`, or `-attr` descending."},
             "limit": limit,
-            "coverage": {"type": "boolean", "description": "`false` leaves the coverage lines out."}
+            "coverage": {"type": "boolean", "description": "`false`: no coverage lines."}
         },
         "required": ["kind"],
         "additionalProperties": false
@@ -217,8 +217,8 @@ fn query_schema(generator: &mut SchemaGenerator) -> Schema {
 
 impl LorebaseTool for LorebaseQuery {
     const NAME: &'static str = "lorebase_query";
-    const TITLE: &'static str = "Filtered lists and counts";
-    const DESCRIPTION: &'static str = "Runs a query of the DSL: Records of one Kind filtered by `where`, with `select`, `include` (neighbors per Relation), `order_by`, `limit`, and `aggregate: {\"group_by\": attr}` to count Records per value. Text rows are `ref \"title\" | attr=value`, aggregates `count <Kind> <value>: <n>`, then `next_cursor:` and `coverage:` lines; read coverage before answering \"none\". Use lorebase_resolve first to get the `where` fragments for a question's words. Example: {\"query\": {\"kind\": \"Product\", \"where\": {\"and\": [{\"attr\": \"color\", \"op\": \"in\", \"value\": [\"Rosso\", \"red\"]}, {\"attr\": \"category\", \"op\": \"eq\", \"value\": \"Calzature\"}]}, \"aggregate\": {\"group_by\": \"brand\"}}}";
+    const TITLE: &'static str = "Filter, list and count Records";
+    const DESCRIPTION: &'static str = "Filter, list, count and group Records of one Kind: `where`, `select`, `include` linked Records, `order_by`, `limit`, `aggregate: {\"group_by\": attr}` counts per value. Page with `cursor`; read the coverage: lines before answering \"none\". Example: {\"query\": {\"kind\": \"Product\", \"where\": {\"attr\": \"color\", \"op\": \"eq\", \"value\": \"Rosso\"}, \"aggregate\": {\"group_by\": \"brand\"}}}";
     const SCOPE: Scope = Scope::READ;
     type Args = QueryArgs;
     type Answer = QueryResponse;
@@ -263,7 +263,7 @@ pub(crate) struct SearchArgs {
     #[serde(rename = "where")]
     #[schemars(transform = with_predicate_grammar)]
     where_predicate: Option<Where>,
-    /// The query embedded with the Domain's model: vector or hybrid search.
+    /// The query embedded by the Domain's model.
     query_vector: Option<QueryVector>,
     /// Most hits.
     limit: Option<Int<1, 100>>,
@@ -272,7 +272,7 @@ pub(crate) struct SearchArgs {
 impl LorebaseTool for LorebaseSearch {
     const NAME: &'static str = "lorebase_search";
     const TITLE: &'static str = "Find Records by words";
-    const DESCRIPTION: &'static str = "Finds Records by words: ranked hits with snippet and score. Lexical unless you pass `query_vector` (computed on your side with the Domain's embedding model, see the SEARCH line of lorebase_schema; Herald never embeds), which makes it vector or hybrid. Narrow with `kinds`, `traits`, `lens` or a `where` predicate. Use lorebase_query for exact filters and counts, lorebase_resolve to map words to attributes and values. Example: {\"query\": \"Kavsen alloys\", \"kinds\": [\"Supplier\"], \"limit\": 5}";
+    const DESCRIPTION: &'static str = "Find Records by words (full-text), or by meaning with a `query_vector` you embed with the model on lorebase_schema's SEARCH line: ranked hits with snippet and score. Narrow with `kinds`, `traits`, `lens`, `where`. Example: {\"query\": \"Kavsen alloys\", \"kinds\": [\"Supplier\"]}";
     const SCOPE: Scope = Scope::READ;
     type Args = SearchArgs;
     type Answer = SearchResponse;
@@ -304,24 +304,24 @@ pub(crate) struct LorebaseNeighborhood;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct NeighborhoodArgs {
-    /// Where to start (Kind/key).
+    /// Start Records (Kind/key).
     seeds: Refs<20>,
-    /// Hops from the seeds (0: the seeds only).
+    /// Hops; 0: the seeds only.
     depth: Int<0, 5>,
-    /// Relations to follow (default: all).
+    /// Relations to follow; default all.
     relations: Option<Names<50>>,
     /// Cap on nodes.
     max_nodes: Option<Int<1, 1000>>,
     /// Cap on edges.
     max_edges: Option<Int<1, 5000>>,
-    /// Return the nodes' values (default false: headers only).
+    /// Return values, not only headers.
     values: Option<Flag<false>>,
 }
 
 impl LorebaseTool for LorebaseNeighborhood {
     const NAME: &'static str = "lorebase_neighborhood";
-    const TITLE: &'static str = "Graph walk around Records";
-    const DESCRIPTION: &'static str = "Walks the Links from seed Records up to `depth` hops: nodes (with their depth) and edges; `truncated` when Keeper's caps stopped the walk. Without `values: true` (the default) it returns Record headers and Link endpoints only, which is cheap. Use lorebase_context for a ready-made pack with values and schema, lorebase_get for one Record. Example: {\"seeds\": [\"Supplier/S-1001\"], \"depth\": 2, \"relations\": [\"supplies\"]}";
+    const TITLE: &'static str = "Linked Records: a graph walk";
+    const DESCRIPTION: &'static str = "Walk the graph from seed Records: the Records linked to them up to `depth` hops, as nodes and edges; headers only unless `values: true`; `truncated` when a cap stopped it. Example: {\"seeds\": [\"Supplier/S-1001\"], \"depth\": 2}";
     const SCOPE: Scope = Scope::READ;
     type Args = NeighborhoodArgs;
     type Answer = NeighborhoodResponse;

@@ -19,22 +19,22 @@ pub(crate) struct LorebaseChanges;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ChangesArgs {
-    /// Page back to this Revision (exclusive): 64 hex digits or an 8+ digit prefix.
+    /// Back to this Revision (exclusive): id or 8+ hex prefix.
     since: Option<Revision>,
-    /// Log page size (default Keeper's).
+    /// Log page size; default Keeper's.
     limit: Option<Int<1, 200>>,
     /// Only Revisions by this principal.
     author: Option<Name<128>>,
     /// Only Revisions of this origin.
     origin_type: Option<OriginType>,
-    /// The `next_cursor` of the previous page.
+    // No description: the instructions say what a cursor is, once.
     cursor: Option<Name<1024>>,
 }
 
 impl LorebaseTool for LorebaseChanges {
     const NAME: &'static str = "lorebase_changes";
-    const TITLE: &'static str = "What changed on a branch since a Revision";
-    const DESCRIPTION: &'static str = "Lists the Revisions of a branch newest first, back to `since` (a Revision id or 8+ digit prefix you saw earlier), paging the branch log up to a configured bound and saying when the bound stopped it; each line has author, origin, counts (+created ~updated -deleted) and message. Filter by `author` or `origin_type`. Use lorebase_diff for the element-level changes between two Revisions. Example: {\"since\": \"97ce9a2ce272\", \"branch\": \"main\"}";
+    const TITLE: &'static str = "What changed on a branch";
+    const DESCRIPTION: &'static str = "What changed recently: a branch's Revisions (commits) newest first, back to `since` (a Revision id or 8+ digit prefix seen earlier), each with author, origin, counts (+created ~updated -deleted) and message. Filter by `author`, `origin_type`. Example: {\"since\": \"97ce9a2ce272\"}";
     const SCOPE: Scope = Scope::BRANCH;
     type Args = ChangesArgs;
     type Answer = Changes;
@@ -145,14 +145,14 @@ pub(crate) struct DiffArgs {
     relations: Option<Names<50>>,
     /// Page size of the elements.
     limit: Option<Int<1, 500>>,
-    /// The `next_cursor` of the previous page.
+    // No description: the instructions say what a cursor is, once.
     cursor: Option<Name<1024>>,
 }
 
 impl LorebaseTool for LorebaseDiff {
     const NAME: &'static str = "lorebase_diff";
     const TITLE: &'static str = "Differences between two Revisions";
-    const DESCRIPTION: &'static str = "Compares two Revisions: counts per Kind and Relation, then `+` added, `~` changed, `-` removed elements with old -> new values. Revisions are ids, 8+ digit prefixes or tags. Use lorebase_changes to find the Revisions, lorebase_history for one Record. Example: {\"from_revision\": \"97ce9a2ce272\", \"to_revision\": \"f4d229169a37\", \"kinds\": [\"Supplier\"]}";
+    const DESCRIPTION: &'static str = "Compare two Revisions: counts per Kind and Relation, then the Records and Links `+` added, `~` changed (old -> new) and `-` removed. Revisions: ids, 8+ digit prefixes or tags. Example: {\"from_revision\": \"97ce9a2ce272\", \"to_revision\": \"f4d229169a37\"}";
     const SCOPE: Scope = Scope::DOMAIN;
     type Args = DiffArgs;
     type Answer = Diff;
@@ -184,14 +184,14 @@ pub(crate) struct LorebaseBranches;
 pub(crate) struct BranchesArgs {
     /// Page size.
     limit: Option<Int<1, 200>>,
-    /// The `next_cursor` of the previous page.
+    // No description: the instructions say what a cursor is, once.
     cursor: Option<Name<1024>>,
 }
 
 impl LorebaseTool for LorebaseBranches {
     const NAME: &'static str = "lorebase_branches";
     const TITLE: &'static str = "Branches of the Domain";
-    const DESCRIPTION: &'static str = "Lists the Domain's branches with head Revision, default and protected flags and the owner of work branches. Use it to find a branch's head before lorebase_changes or lorebase_execute. Example: {\"limit\": 20}";
+    const DESCRIPTION: &'static str = "List the Domain's branches: each branch's head Revision, whether it is the default or protected, the owner of work branches; the head for lorebase_changes or lorebase_execute. Example: {\"limit\": 20}";
     const SCOPE: Scope = Scope::DOMAIN;
     type Args = BranchesArgs;
     type Answer = BranchList;

@@ -6,14 +6,14 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use super::TOOLS;
 use super::tool::{Ctx, ToolEntry};
+use super::{ALWAYS_LOADED, TOOLS};
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{Issue, ProblemCode};
 use crate::keeper::{Credential, KeeperClient};
 use crate::render::caps::cut_value;
-use crate::tool::{RenderedOutput, ToolDefinition};
+use crate::tool::{ALWAYS_LOAD_META, RenderedOutput, ToolDefinition};
 use crate::tools::args::ECHOED_NAME_CHARS;
 use crate::tools::source::ToolSource;
 
@@ -45,7 +45,16 @@ impl LorebaseTools {
 
     fn built(&self) -> &Built {
         self.built.get_or_init(|| {
-            let definitions: Vec<ToolDefinition> = TOOLS.iter().map(|t| (t.definition)()).collect();
+            let mut definitions: Vec<ToolDefinition> =
+                TOOLS.iter().map(|t| (t.definition)()).collect();
+            if self.settings.tools.always_load_context {
+                for d in definitions.iter_mut().filter(|d| d.name == ALWAYS_LOADED) {
+                    d.meta = Some(Map::from_iter([(
+                        ALWAYS_LOAD_META.into(),
+                        Value::Bool(true),
+                    )]));
+                }
+            }
             let argument_names = definitions
                 .iter()
                 .map(|d| {

@@ -108,6 +108,7 @@ fn definition<T: LorebaseTool>() -> ToolDefinition {
         input_schema: schema::input::<T::Args>(T::SCOPE),
         output_schema: Some(schema::output::<T::Answer>()),
         annotations: ToolAnnotations::reads_or_writes(T::WRITES),
+        meta: None,
     }
 }
 
