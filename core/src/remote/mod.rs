@@ -14,7 +14,7 @@
 //! - A call ([`RemoteTools::call`]) is sent once: never retried, whatever
 //!   the failure (a remote tool is not assumed idempotent). Its output is
 //!   untrusted data ([`redact`]: credential shapes and the configured tokens
-//!   redacted, fenced in `<untrusted_context>` naming the server) under
+//!   redacted, fenced in `<untrusted_remote_output>` naming the server) under
 //!   Herald's output caps; any failure is a tool error.
 //! - The bearer token (`token_env`) is checked by the settings (never over
 //!   plain `http://` to a public host, see [`crate::config::host`]), is never logged or

@@ -162,21 +162,27 @@ mod tests {
         ]);
         let out = rendered(r.clone(), &caps(400), &ORIGIN);
         assert!(!out.is_error);
-        assert!(out.text.starts_with("<untrusted_context server=\"s\""));
+        assert!(
+            out.text
+                .starts_with("<untrusted_remote_output server=\"s\"")
+        );
         assert!(out.text.contains("in it.\nfirst\n"), "{}", out.text);
         assert!(out.text.chars().count() <= 400, "{}", out.text.len());
         assert!(out.text.contains("[truncated:"));
         assert!(
-            out.text.ends_with("]\n</untrusted_context>"),
+            out.text.ends_with("]\n</untrusted_remote_output>"),
             "{}",
             out.text
         );
         // Even at a cap below the settings' minimum the fence opens and closes.
         let out = rendered(r, &caps(200), &ORIGIN);
         assert!(out.text.chars().count() <= 200, "{}", out.text.len());
-        assert!(out.text.starts_with("<untrusted_context server=\"s\""));
         assert!(
-            out.text.ends_with("]\n</untrusted_context>"),
+            out.text
+                .starts_with("<untrusted_remote_output server=\"s\"")
+        );
+        assert!(
+            out.text.ends_with("]\n</untrusted_remote_output>"),
             "{}",
             out.text
         );
@@ -194,7 +200,7 @@ mod tests {
             "[remote-error] s__t on the MCP server \"s\" answered an error:"
         );
         assert_eq!(lines[3], "boom");
-        assert_eq!(lines[4], "</untrusted_context>");
+        assert_eq!(lines[4], "</untrusted_remote_output>");
         assert!(lines[5].starts_with("next: "), "{}", out.text);
     }
 
