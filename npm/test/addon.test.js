@@ -309,9 +309,9 @@ describe('settings', () => {
   })
 
   test('output caps apply', async () => {
-    const result = await herald({ apiKey: reader, maxChars: 300 }).callTool('lorebase_schema', {})
+    const result = await herald({ apiKey: reader, maxChars: 500 }).callTool('lorebase_schema', {})
     assert.equal(result.isError, false, result.text)
-    assert.ok([...result.text].length <= 300, `${[...result.text].length} chars`)
+    assert.ok([...result.text].length <= 500, `${[...result.text].length} chars`)
     assert.match(result.text, /truncated|more/)
   })
 })

@@ -20,8 +20,9 @@ from tls_proxy import TLS, TlsProxy
 pytestmark = pytest.mark.anyio
 
 # The debug binary, stripped (the tests' image); a release build is smaller
-# (docs/benchmarks.md, "Container image").
-MAX_TEST_IMAGE_BYTES = 60_000_000
+# (docs/benchmarks.md, "Container image"). 61.9 MB since issue 30: the
+# o200k_base ranks behind `lorebase-herald tools --tokens` are 3.6 MB.
+MAX_TEST_IMAGE_BYTES = 64_000_000
 
 
 def free_port() -> int:

@@ -103,12 +103,6 @@ pub fn cut_middle(s: &str, max_chars: usize) -> String {
     }
 }
 
-/// Cuts a whole text output without footer lines to at most `max_chars`
-/// characters, marker included (see [`super::text::cut`]).
-pub fn cut_text(text: &str, max_chars: usize) -> String {
-    super::text::cut(&super::text::Text::from(text.to_string()), max_chars)
-}
-
 /// One cut of a JSON answer, listed under `cuts`.
 #[derive(Debug, Clone, PartialEq)]
 struct Cut {
@@ -427,42 +421,6 @@ mod tests {
             "żół... [truncated: 4 chars] ...ć"
         );
         assert_eq!(cut_middle("abcdef", 3), "abc... [truncated: 3 chars]");
-    }
-
-    #[test]
-    fn text_is_cut_at_a_line_end_within_the_cap() {
-        let text = (0..100)
-            .map(|i| format!("line {i} żółw"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let out = cut_text(&text, 300);
-        assert!(out.chars().count() <= 300, "{}", out.chars().count());
-        let (kept, marker) = out.rsplit_once('\n').unwrap();
-        assert!(marker.starts_with("[truncated: "), "{marker}");
-        assert!(kept.ends_with("żółw"), "{kept}");
-        let omitted: usize = marker["[truncated: ".len()..]
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        // The kept text plus the newline before the marker and the omitted count
-        // add up to the input.
-        assert_eq!(kept.chars().count() + omitted, text.chars().count());
-    }
-
-    #[test]
-    fn text_without_line_ends_is_cut_inside_the_line() {
-        let text = "ą".repeat(1000);
-        let out = cut_text(&text, 200);
-        assert!(out.chars().count() <= 200);
-        assert!(out.starts_with("ąąą"));
-        assert!(out.contains("[truncated: "));
-    }
-
-    #[test]
-    fn short_text_is_unchanged() {
-        assert_eq!(cut_text("a\nb", 3), "a\nb");
     }
 
     #[test]
