@@ -42,6 +42,10 @@ impl ToolAnnotations {
 /// the first turn).
 pub const ALWAYS_LOAD_META: &str = "anthropic/alwaysLoad";
 
+/// The `_meta` key of the words Claude Code's tool search matches besides a
+/// tool's name and description.
+pub const SEARCH_HINT_META: &str = "anthropic/searchHint";
+
 /// Arguments that hosts add to every tool's schema and send with the call,
 /// meant for the host, not the server: accepted and dropped before a tool
 /// checks its arguments (in every front end: [`crate::tools::Toolbox`] strips

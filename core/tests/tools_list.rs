@@ -198,13 +198,22 @@ fn lorebase_context_alone_asks_to_stay_loaded_unless_turned_off() {
             .filter(|d| {
                 d.meta
                     .as_ref()
-                    .is_some_and(|m| m["anthropic/alwaysLoad"] == true)
+                    .is_some_and(|m| m.get("anthropic/alwaysLoad") == Some(&Value::Bool(true)))
             })
             .map(|d| d.name)
             .collect()
     };
     assert_eq!(marked(&toolbox(|_| {})), ["lorebase_context"]);
     assert!(marked(&toolbox(|s| s.tools.always_load_context = false)).is_empty());
+    // Every Lorebase tool carries words for Claude Code's tool search.
+    for d in toolbox(|_| {}).definitions() {
+        let hint = d.meta.as_ref().and_then(|m| m.get("anthropic/searchHint"));
+        assert!(
+            hint.and_then(Value::as_str).is_some_and(|h| h.len() > 10),
+            "{}",
+            d.name
+        );
+    }
 }
 
 #[test]

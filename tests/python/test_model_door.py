@@ -66,7 +66,9 @@ async def test_lorebase_context_alone_stays_loaded_unless_turned_off(binaries, s
         assert [t.name for t in tools] == TOOL_NAMES
     env = {"LOREBASE__HERALD__TOOLS__ALWAYS_LOAD_CONTEXT": "false"}
     async with stdio_session(binaries, sandbox.url, env=env) as s:
-        assert all(not t.meta for t in (await s.list_tools()).tools)
+        tools = (await s.list_tools()).tools
+        assert not any((t.meta or {}).get("anthropic/alwaysLoad") for t in tools)
+        assert all((t.meta or {}).get("anthropic/searchHint") for t in tools)
 
 
 async def test_the_instructions_open_with_the_start_and_the_write(binaries, sandbox):

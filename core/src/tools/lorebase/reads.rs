@@ -58,6 +58,7 @@ impl LorebaseTool for LorebaseSchema {
     const NAME: &'static str = "lorebase_schema";
     const TITLE: &'static str = "Schema of the Domain: Kinds, attributes, Operations";
     const DESCRIPTION: &'static str = "Read the schema: Kinds (record types) with attributes and types (`!` required), Relations, the Operations lorebase_execute runs with their parameters, Traits, LENSES, Sources and a SEARCH line. Learn names here before you query or write. Example: {\"kinds\": [\"Supplier\"]}";
+    const SEARCH_HINT: &'static str = "schema kinds attributes types operations relations lenses";
     const SCOPE: Scope = Scope::READ;
     type Args = SchemaArgs;
     type Answer = DomainSchema;
@@ -95,6 +96,8 @@ impl LorebaseTool for LorebaseGet {
     const NAME: &'static str = "lorebase_get";
     const TITLE: &'static str = "Read one Record's values";
     const DESCRIPTION: &'static str = "Read one Record by ref (Kind/key): its attribute values (masked ones show ***) and Link counts per Relation; `links: true` lists the Links. No ref yet? Find it with lorebase_search or lorebase_query. Example: {\"ref\": \"Supplier/S-1001\"}";
+    const SEARCH_HINT: &'static str =
+        "read the values of a record, read one record, get record values by ref";
     const SCOPE: Scope = Scope::READ;
     type Args = GetArgs;
     type Answer = RecordView;
@@ -140,6 +143,7 @@ impl LorebaseTool for LorebaseResolve {
     const NAME: &'static str = "lorebase_resolve";
     const TITLE: &'static str = "Words to Kinds, attributes and values";
     const DESCRIPTION: &'static str = "Ground a question's words in the Domain: the Kinds, attributes and stored values they mean, ranked, each value with a ready `where` filter and Record count; unmatched words, coverage: lines. Never runs the query: pass the filters to lorebase_query. Example: {\"text\": \"red shoes per brand\"}";
+    const SEARCH_HINT: &'static str = "resolve words values filters where ground question";
     const SCOPE: Scope = Scope::READ;
     type Args = ResolveArgs;
     type Answer = ResolveResponse;
@@ -219,6 +223,7 @@ impl LorebaseTool for LorebaseQuery {
     const NAME: &'static str = "lorebase_query";
     const TITLE: &'static str = "Filter, list and count Records";
     const DESCRIPTION: &'static str = "Filter, list, count and group Records of one Kind: `where`, `select`, `include` linked Records, `order_by`, `limit`, `aggregate: {\"group_by\": attr}` counts per value. Page with `cursor`; read the coverage: lines before answering \"none\". Example: {\"query\": {\"kind\": \"Product\", \"where\": {\"attr\": \"color\", \"op\": \"eq\", \"value\": \"Rosso\"}, \"aggregate\": {\"group_by\": \"brand\"}}}";
+    const SEARCH_HINT: &'static str = "query filter list count group aggregate records";
     const SCOPE: Scope = Scope::READ;
     type Args = QueryArgs;
     type Answer = QueryResponse;
@@ -273,6 +278,7 @@ impl LorebaseTool for LorebaseSearch {
     const NAME: &'static str = "lorebase_search";
     const TITLE: &'static str = "Find Records by words";
     const DESCRIPTION: &'static str = "Find Records by words (full-text), or by meaning with a `query_vector` you embed with the model on lorebase_schema's SEARCH line: ranked hits with snippet and score. Narrow with `kinds`, `traits`, `lens`, `where`. Example: {\"query\": \"Kavsen alloys\", \"kinds\": [\"Supplier\"]}";
+    const SEARCH_HINT: &'static str = "search find records text semantic vector";
     const SCOPE: Scope = Scope::READ;
     type Args = SearchArgs;
     type Answer = SearchResponse;
@@ -322,6 +328,7 @@ impl LorebaseTool for LorebaseNeighborhood {
     const NAME: &'static str = "lorebase_neighborhood";
     const TITLE: &'static str = "Linked Records: a graph walk";
     const DESCRIPTION: &'static str = "Walk the graph from seed Records: the Records linked to them up to `depth` hops, as nodes and edges; headers only unless `values: true`; `truncated` when a cap stopped it. Example: {\"seeds\": [\"Supplier/S-1001\"], \"depth\": 2}";
+    const SEARCH_HINT: &'static str = "graph neighbors linked records walk";
     const SCOPE: Scope = Scope::READ;
     type Args = NeighborhoodArgs;
     type Answer = NeighborhoodResponse;

@@ -49,10 +49,9 @@ impl LorebaseTools {
                 TOOLS.iter().map(|t| (t.definition)()).collect();
             if self.settings.tools.always_load_context {
                 for d in definitions.iter_mut().filter(|d| d.name == ALWAYS_LOADED) {
-                    d.meta = Some(Map::from_iter([(
-                        ALWAYS_LOAD_META.into(),
-                        Value::Bool(true),
-                    )]));
+                    d.meta
+                        .get_or_insert_with(Map::new)
+                        .insert(ALWAYS_LOAD_META.into(), Value::Bool(true));
                 }
             }
             let argument_names = definitions

@@ -15,7 +15,7 @@ use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::{Credential, KeeperClient};
 use crate::render;
-use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
+use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
 use crate::tools::args::{Checks, Common, Scope, parse, take_common};
 use crate::tools::schema;
 
@@ -39,6 +39,10 @@ pub(crate) trait LorebaseTool {
     /// What it is for, when to use it instead of another tool, one example
     /// (`Example: {...}`, a valid call).
     const DESCRIPTION: &'static str;
+    /// Words an agent searches with for it, beyond its description's
+    /// (Claude Code's ToolSearch matches `_meta["anthropic/searchHint"]`;
+    /// the model never reads it, so it costs no tokens).
+    const SEARCH_HINT: &'static str;
     /// The shared arguments it takes besides `domain` and `format`.
     const SCOPE: Scope;
     /// Whether it writes (only `lorebase_execute`).
@@ -108,7 +112,10 @@ fn definition<T: LorebaseTool>() -> ToolDefinition {
         input_schema: schema::input::<T::Args>(T::SCOPE),
         output_schema: Some(schema::output::<T::Answer>()),
         annotations: ToolAnnotations::reads_or_writes(T::WRITES),
-        meta: None,
+        meta: Some(Map::from_iter([(
+            SEARCH_HINT_META.to_string(),
+            Value::String(T::SEARCH_HINT.to_string()),
+        )])),
     }
 }
 
