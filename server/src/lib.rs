@@ -26,11 +26,13 @@
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
 //! - [`health`]: `health [URL]`, the container health check;
 //! - [`logging`]: the stderr log layer; [`log_buffer`]: its lines written
-//!   together within 25 ms, off the calls' path;
+//!   together within 25 ms, off the calls' path, dropped and counted while
+//!   nobody reads stderr; [`audit_file`]: `log.audit_file`;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
 
 pub mod app;
+pub mod audit_file;
 pub mod cli;
 pub mod commands;
 pub mod completion;

@@ -17,7 +17,7 @@ pub(crate) const SECTIONS: [&str; 10] = [
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 52] = [
+pub const KEYS: [&str; 53] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
@@ -65,6 +65,7 @@ pub const KEYS: [&str; 52] = [
     "mcp.refresh_interval_s",
     "log.format",
     "log.audit_arguments",
+    "log.audit_file",
     "metrics.enabled",
     "metrics.host",
     "metrics.port",
@@ -337,6 +338,7 @@ pub(crate) fn apply(
                 .ok_or_else(|| f.invalid(format!("expected text or json, got {}", f.shown())))?
         }
         "log.audit_arguments" => settings.log.audit_arguments = f.bool()?,
+        "log.audit_file" => settings.log.audit_file = f.optional_string()?.map(PathBuf::from),
         "metrics.enabled" => settings.metrics.enabled = f.bool()?,
         "metrics.host" => settings.metrics.host = f.nonempty_string()?,
         "metrics.port" => {
