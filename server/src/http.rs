@@ -172,6 +172,10 @@ pub async fn serve_with(
 ) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
     let table = Arc::new(ConnectionTable::default());
+    // Below the open-file limit (raised to the hard one first): EMFILE would
+    // stall every client before the limit evicts a slow one.
+    let max_connections =
+        crate::fd_limit::connection_limit(http.max_connections, MAX_REFUSALS_IN_FLIGHT);
     let settings = &server.toolbox().settings().metrics;
     let endpoint = settings
         .enabled
@@ -199,7 +203,7 @@ pub async fn serve_with(
     let drain = Shutdown::new();
     tokio::spawn(heap_trim::watch(
         table.clone(),
-        http.max_connections,
+        max_connections,
         drain.clone(),
     ));
     let closing = async {
@@ -218,7 +222,7 @@ pub async fn serve_with(
         &app,
         &table,
         limits,
-        http.max_connections,
+        max_connections,
         &drain,
     )
     .await;
