@@ -16,7 +16,10 @@ Exits 1 with --assert when a probe failed or took 1 s or more.
     .venv/bin/python benches/slow_clients.py --attackers 300 --max-connections 64 --seconds 5 --assert
 
 Loopback only; stops by itself. Attackers above the open-file limit need it
-raised (this script raises its own soft limit to the hard one).
+raised (this script raises its own soft limit to the hard one). --herald-ulimit-n N
+starts Herald alone as under `ulimit -n N` (soft and hard limit N; --herald-soft-ulimit-n:
+the soft one only), the attack keeping this script's limit; the JSON line then gives
+Herald's limits once it started (`herald_nofile`: soft, hard).
 """
 
 from __future__ import annotations
@@ -57,6 +60,29 @@ def http_herald_env(keeper_url: str) -> dict[str, str]:
         "LOREBASE__HERALD__HTTP__PORT": "0",
         "LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true",
     }
+
+
+def nofile_of(pid: int) -> list[int]:
+    """A process's open-file limits (soft, hard), from /proc."""
+    with open(f"/proc/{pid}/limits") as limits:
+        for line in limits:
+            if line.startswith("Max open files"):
+                soft, hard = line.split()[3:5]
+                return [int(soft), int(hard)]
+    return []
+
+
+def limited(soft: int | None, hard: int | None):
+    """A preexec_fn giving the child these open-file limits (None: as is)."""
+    if soft is None and hard is None:
+        return None
+
+    def apply() -> None:
+        cur_soft, cur_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        new_hard = cur_hard if hard is None else hard
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft or cur_soft, new_hard), new_hard))
+
+    return apply
 
 
 def open_fds(pid: int) -> int:
@@ -205,6 +231,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30.0, help="how long the attack holds after the ramp")
     ap.add_argument("--reconnect", type=float, default=1.0, help="seconds before an attacker whose connection was closed opens a new one (0: at once, a connection flood)")
     ap.add_argument("--max-connections", type=int, help="http.max_connections (default: Herald's)")
+    ap.add_argument("--herald-ulimit-n", type=int, help="Herald's soft and hard open-file limit (as `ulimit -n N`)")
+    ap.add_argument("--herald-soft-ulimit-n", type=int, help="Herald's soft open-file limit only (as `ulimit -Sn N`)")
+    ap.add_argument("--herald-stderr", help="a file for Herald's stderr (its notices)")
     ap.add_argument("--assert", dest="check", action="store_true")
     ap.add_argument("--herald", default=os.environ.get("HERALD_BIN", str(ROOT / "target/debug/lorebase-herald")))
     ap.add_argument("--sandbox", default=os.environ.get("SANDBOX_BIN", str(ROOT / "target/debug/lorebase-sandbox")))
@@ -223,8 +252,14 @@ def main() -> int:
         if args.max_connections:
             env["LOREBASE__HERALD__HTTP__MAX_CONNECTIONS"] = str(args.max_connections)
         # Herald keeps the open-file limit it inherits (the hard one, raised above).
-        log = open(os.environ["HERALD_LOG"], "wb") if os.environ.get("HERALD_LOG") else subprocess.DEVNULL
-        herald = subprocess.Popen([args.herald], stdout=subprocess.PIPE, stderr=log, env=scrubbed_env(env))
+        log = subprocess.DEVNULL
+        if os.environ.get("HERALD_LOG") or args.herald_stderr:
+            log = open(os.environ.get("HERALD_LOG") or args.herald_stderr, "wb")
+        soft = args.herald_soft_ulimit_n or args.herald_ulimit_n
+        herald = subprocess.Popen(
+            [args.herald], stdout=subprocess.PIPE, stderr=log, env=scrubbed_env(env),
+            preexec_fn=limited(soft, args.herald_ulimit_n),
+        )
         url = ready_line(herald, "LOREBASE_HERALD_READY ")["url"]
         host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
         # Warm up (the Keeper pool, the allocator), then the baseline.
@@ -242,6 +277,7 @@ def main() -> int:
             "interval_s": args.interval,
             "seconds": args.seconds,
             "max_connections": args.max_connections or "default",
+            "herald_nofile": nofile_of(herald.pid),
             **result,
             "herald_open_fds_after": open_fds(herald.pid),
             "rss_mb": {"start": round(rss_start / 1024, 1), "peak": round(rss_peak / 1024, 1), "end": round(rss_end / 1024, 1)},

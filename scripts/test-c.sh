@@ -3,7 +3,8 @@
 # header is what cbindgen makes of the crate; the ABI against the sandbox), then a C
 # program compiled with the system cc against the header, linked once against the
 # shared library and run under valgrind (a leak or a memory error fails), and once
-# against the static library, both against a sandbox Keeper started here.
+# against the static library, both against a sandbox Keeper started here; then
+# lorebase_herald_free with calls in flight (issue 29): 50 runs, and once under valgrind.
 # Debug builds in the workspace target dir (HERALD_NO_BUILD=1: the ones scripts/test.sh
 # built). Needs cc, python3 (to read the READY line) and valgrind (scripts/setup.sh
 # installs it with apt-get when missing and possible).
@@ -48,6 +49,9 @@ cc "${cflags[@]}" bindings-c/tests/c/capi_test.c \
 cc "${cflags[@]}" bindings-c/tests/c/capi_test.c \
   "$lib_dir/liblorebase_herald.a" -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
   -o "$out/capi_test_static"
+cc "${cflags[@]}" bindings-c/tests/c/free_in_flight.c \
+  -L "$lib_dir" -llorebase_herald -Wl,-rpath,"$lib_dir" -lpthread \
+  -o "$out/free_in_flight"
 cc "${cflags[@]}" bindings-c/tests/c/leak_canary.c \
   -L "$lib_dir" -llorebase_herald -Wl,-rpath,"$lib_dir" -lpthread \
   -o "$out/leak_canary"
@@ -95,6 +99,15 @@ fi
 
 step "run the shared build under valgrind"
 "${memcheck[@]}" "$out/capi_test_shared"
+
+# Issue 29: lorebase_herald_free with 8 calls in flight cancels them, waits for them, exits 0.
+step "lorebase_herald_free with calls in flight: 50 runs, 4 at a time, then once under valgrind"
+runs_failed=0
+seq 1 50 | xargs -P 4 -I{} sh -c '"$1" >/dev/null || { echo "run {} failed" >&2; exit 1; }' _ "$out/free_in_flight" \
+  || runs_failed=1
+[ "$runs_failed" = 0 ] || { echo "lorebase_herald_free with calls in flight failed (above)" >&2; exit 1; }
+echo "50 of 50 runs exited 0" >&2
+"${memcheck[@]}" "$out/free_in_flight" 60
 
 step "passed"
 rm -rf "$out"  # the C programs (80 MB, built again each run); kept when a step fails

@@ -57,7 +57,7 @@ fi
 
 stage "node --test"
 cd npm/test
-node --test --test-concurrency=1 addon.test.js cli.test.js example.test.js package.test.js
+node --test --test-concurrency=1 addon.test.js cli.test.js example.test.js package.test.js exit.test.js
 
 # --- framework adapters (issue 21) ---
 stage "adapters: the frameworks, the typings (tsc), the frameworks' own loops (Node 22)"

@@ -73,6 +73,11 @@ enum LorebaseHeraldErrorCode
    * An internal error (a panic inside the library, caught at the boundary).
    */
   LOREBASE_HERALD_ERROR_CODE_INTERNAL = 8,
+  /**
+   * The handle was freed (`lorebase_herald_free`) while the call was in
+   * flight: the call was cancelled.
+   */
+  LOREBASE_HERALD_ERROR_CODE_CANCELLED = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -114,11 +119,15 @@ extern "C" {
 struct LorebaseHerald *lorebase_herald_new(const char *settings_json);
 
 /**
- * Frees a handle. `NULL` is ignored.
+ * Frees a handle. `NULL` is ignored. Calls still running on other threads
+ * are cancelled first: each returns `NULL` with
+ * `LOREBASE_HERALD_ERROR_CODE_CANCELLED`, and this function returns once
+ * they all have (so the handle is never freed under them).
  *
  * # Safety
- * `handle` is `NULL` or was returned by `lorebase_herald_new`, is freed only
- * once, and no other thread is using it.
+ * `handle` is `NULL` or was returned by `lorebase_herald_new` and is freed
+ * only once; no call on it starts after this function was called (calls
+ * already running are fine).
  */
 void lorebase_herald_free(struct LorebaseHerald *handle);
 

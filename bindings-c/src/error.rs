@@ -38,6 +38,9 @@ pub enum LorebaseHeraldErrorCode {
     Startup = 7,
     /// An internal error (a panic inside the library, caught at the boundary).
     Internal = 8,
+    /// The handle was freed (`lorebase_herald_free`) while the call was in
+    /// flight: the call was cancelled.
+    Cancelled = 9,
 }
 
 /// An error of the C API, before it is stored as the thread's last error.
@@ -74,6 +77,9 @@ pub enum CApiError {
     /// A panic inside the library, caught at the boundary.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The handle was freed while the call was in flight.
+    #[error("cancelled: the handle was freed (lorebase_herald_free) during the call")]
+    Cancelled,
 }
 
 impl CApiError {
@@ -88,6 +94,7 @@ impl CApiError {
             Self::BadArguments(_) => LorebaseHeraldErrorCode::BadArguments,
             Self::Startup(_) => LorebaseHeraldErrorCode::Startup,
             Self::Internal(_) => LorebaseHeraldErrorCode::Internal,
+            Self::Cancelled => LorebaseHeraldErrorCode::Cancelled,
         }
     }
 }

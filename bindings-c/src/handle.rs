@@ -1,7 +1,8 @@
 //! The handle behind `LorebaseHerald *`: a [`Toolbox`] and the async runtime
 //! its calls run on. One handle serves many threads at once: every call
 //! blocks only its own thread, and all of them share one Keeper connection
-//! pool.
+//! pool. Freeing it cancels the calls still running and waits for them
+//! ([`InFlight`]) before the runtime goes.
 
 use std::future::Future;
 
@@ -11,6 +12,7 @@ use herald_core::tools::Toolbox;
 use serde_json::{Value, json};
 
 use crate::error::CApiError;
+use crate::in_flight::InFlight;
 
 /// Worker threads of a handle's runtime: they drive the sockets and timers
 /// while the calling threads wait for their answers.
@@ -20,6 +22,7 @@ const WORKER_THREADS: usize = 2;
 pub struct LorebaseHerald {
     toolbox: Toolbox,
     runtime: Option<tokio::runtime::Runtime>,
+    calls: InFlight,
 }
 
 // One handle is shared by many threads at once.
@@ -43,6 +46,7 @@ impl LorebaseHerald {
         Ok(Self {
             toolbox,
             runtime: Some(runtime),
+            calls: InFlight::default(),
         })
     }
 
@@ -50,6 +54,7 @@ impl LorebaseHerald {
     /// (MCP shape: `name`, `title`, `description`, `inputSchema`,
     /// `outputSchema`, `annotations`).
     pub fn tools_json(&self) -> Result<String, CApiError> {
+        let _inside = self.calls.enter()?;
         serde_json::to_string(&self.toolbox.definitions())
             .map_err(|error| CApiError::Internal(format!("cannot encode the tools: {error}")))
     }
@@ -66,13 +71,24 @@ impl LorebaseHerald {
     ) -> Result<String, CApiError> {
         let arguments = arguments_from_json(arguments_json)?;
         let credential = Credential::per_call(api_key)?;
-        let output = self.block_on(self.toolbox.call(name, arguments, &credential))?;
+        let mut ticket = self.calls.enter()?;
+        let call = self.toolbox.call(name, arguments, &credential);
+        let output = self.block_on(ticket.or_cancelled(call))??;
+        // Nothing of the handle is touched once the ticket is dropped.
+        drop(ticket);
         let result = json!({
             "text": output.text,
             "is_error": output.is_error,
             "structured": output.structured.unwrap_or(Value::Null),
         });
         Ok(result.to_string())
+    }
+
+    /// Cancels the calls running on other threads and waits until they have
+    /// returned; calls made afterwards fail with `Cancelled`. Freeing the
+    /// handle does it first.
+    pub fn close_calls(&self) {
+        self.calls.close();
     }
 
     /// Runs `future` on the handle's runtime, blocking the calling thread.
@@ -98,6 +114,8 @@ impl LorebaseHerald {
 
 impl Drop for LorebaseHerald {
     fn drop(&mut self) {
+        // The calls still running on other threads return `Cancelled` first.
+        self.calls.close();
         if let Some(runtime) = self.runtime.take() {
             if tokio::runtime::Handle::try_current().is_ok() {
                 // Dropping a runtime inside another one is refused.

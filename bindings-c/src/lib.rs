@@ -23,6 +23,7 @@
 mod boundary;
 mod error;
 mod handle;
+mod in_flight;
 mod settings;
 
 use std::ffi::c_char;
@@ -67,19 +68,26 @@ pub unsafe extern "C" fn lorebase_herald_new(settings_json: *const c_char) -> *m
     })
 }
 
-/// Frees a handle. `NULL` is ignored.
+/// Frees a handle. `NULL` is ignored. Calls still running on other threads
+/// are cancelled first: each returns `NULL` with
+/// `LOREBASE_HERALD_ERROR_CODE_CANCELLED`, and this function returns once
+/// they all have (so the handle is never freed under them).
 ///
 /// # Safety
-/// `handle` is `NULL` or was returned by `lorebase_herald_new`, is freed only
-/// once, and no other thread is using it.
+/// `handle` is `NULL` or was returned by `lorebase_herald_new` and is freed
+/// only once; no call on it starts after this function was called (calls
+/// already running are fine).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lorebase_herald_free(handle: *mut LorebaseHerald) {
     if handle.is_null() {
         return;
     }
     guard_infallible(|| {
+        // SAFETY: a live handle from `lorebase_herald_new`; other threads may
+        // still be inside calls on it, which only share it.
+        unsafe { &*handle }.close_calls();
         // SAFETY: the caller hands back ownership of a handle from
-        // `lorebase_herald_new`.
+        // `lorebase_herald_new`, and no call is inside it any more.
         drop(unsafe { Box::from_raw(handle) });
     });
 }

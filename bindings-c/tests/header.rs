@@ -64,6 +64,7 @@ fn the_header_declares_the_whole_api() {
         "lorebase_herald_version",
         "typedef struct LorebaseHerald LorebaseHerald;",
         "LOREBASE_HERALD_ERROR_CODE_INTERNAL = 8",
+        "LOREBASE_HERALD_ERROR_CODE_CANCELLED = 9",
     ] {
         assert!(generated.contains(name), "the header lacks {name}");
     }

@@ -146,7 +146,8 @@ impl NativeHerald {
 
     /// Starts one tool call and returns at once; `on_done(outcome)` is called
     /// later from another thread with either a tuple `(text, is_error,
-    /// structured_json)` or an exception instance.
+    /// structured_json)` or an exception instance, unless the interpreter
+    /// exits first (`exit_gate`: then never).
     #[pyo3(signature = (name, arguments_json, api_key, on_done))]
     fn call_async(
         &self,
@@ -156,14 +157,22 @@ impl NativeHerald {
         api_key: Option<String>,
         on_done: Py<PyAny>,
     ) -> PyResult<NativeCall> {
+        if !crate::exit_gate::is_open() {
+            return Err(errors::typed(
+                py,
+                ErrorCode::Cancelled,
+                "the interpreter is exiting: no new asynchronous tool call",
+            ));
+        }
         let (toolbox, arguments, credential) = self.prepare(py, arguments_json, api_key)?;
         let runtime = shared_runtime(py)?;
         let task = runtime.spawn(async move { toolbox.call(&name, arguments, &credential).await });
         let abort = task.abort_handle();
         runtime.spawn(async move {
             let joined = task.await;
-            // No callback during interpreter shutdown: nobody is waiting then.
-            Python::try_attach(|py| {
+            // Never once the interpreter exits (exit_gate): nobody waits then,
+            // and a thread taking the GIL while it finalizes aborts the process.
+            crate::exit_gate::with_python(|py| {
                 let outcome = match finish(py, joined) {
                     Ok(output) => output.into_pyobject(py).map(|t| t.into_any().unbind()),
                     Err(error) => Ok(error.into_value(py).into_any()),

@@ -8,6 +8,7 @@
 //! The typed Python around it lives in `python/lorebase_herald`.
 
 mod errors;
+mod exit_gate;
 mod herald;
 mod runtime;
 
@@ -31,6 +32,8 @@ fn version() -> &'static str {
 /// The native half of `lorebase_herald`.
 #[pymodule(name = "_native")]
 mod native {
+    #[pymodule_export]
+    use super::exit_gate::close_for_exit;
     #[pymodule_export]
     use super::herald::{NativeCall, NativeHerald};
     #[pymodule_export]

@@ -8,6 +8,9 @@ def run_cli(argv: List[str]) -> int:
 def version() -> str:
     """The version of the Rust crates inside the wheel."""
 
+def close_for_exit() -> None:
+    """The ``atexit`` hook: from now on no native thread calls into Python."""
+
 class NativeHerald:
     """The tools of one Herald, in process."""
 

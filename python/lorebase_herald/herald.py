@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 from dataclasses import dataclass
@@ -10,6 +11,11 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import _native
 from .errors import BadArgumentsError, SettingsError
+
+# Before the interpreter finalizes, native threads stop calling into Python (a
+# call's outcome is handed over from one): one taking the GIL during
+# finalization would abort the process. Registered first, so it runs last.
+atexit.register(_native.close_for_exit)
 
 __all__ = ["Herald", "ToolResult"]
 

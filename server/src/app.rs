@@ -135,7 +135,7 @@ pub fn load_settings_with(
     }
     let settings = Settings::load_with_env(&env, &overrides)
         .map_err(|e| ServerError::Settings(e.to_string()))?;
-    crate::logging::apply_settings(&settings);
+    crate::logging::apply_settings(&settings)?;
     Ok(settings)
 }
 

@@ -38,6 +38,14 @@ pub enum ServerError {
     /// The in-process sandbox (`demo`) could not start.
     #[error("cannot start the sandbox: {0}")]
     Sandbox(String),
+    /// `log.audit_file` could not be opened for appending.
+    #[error("cannot open the audit file {path} (log.audit_file): {source}")]
+    AuditFile {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// Reading input (stdin, a file) failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),

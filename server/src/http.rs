@@ -129,7 +129,7 @@ pub async fn bind(http: &HttpSettings) -> Result<Bound, ServerError> {
     } else {
         format!("{}:{}", http.host, http.port)
     };
-    let listener = TcpListener::bind((http.host.trim_matches(['[', ']']), http.port))
+    let listener = listen(http.host.trim_matches(['[', ']']), http.port)
         .await
         .map_err(|source| ServerError::Bind {
             addr: addr_text,
@@ -137,6 +137,40 @@ pub async fn bind(http: &HttpSettings) -> Result<Bound, ServerError> {
         })?;
     let addr = listener.local_addr()?;
     Ok(Bound { listener, addr })
+}
+
+/// The accept queue's length (the kernel caps it at `net.core.somaxconn`).
+/// Slow clients evicted at `http.max_connections` reconnect in bursts; with
+/// tokio's default (1,024) the queue overflowed under such a burst, the
+/// kernel dropped the new connections' handshakes, and a normal client's
+/// retransmitted SYN came a second later (issue 29).
+const ACCEPT_BACKLOG: u32 = 4096;
+
+/// A listener on the first address `host:port` resolves to that binds.
+async fn listen(host: &str, port: u16) -> std::io::Result<TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port)).await? {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()
+        } else {
+            tokio::net::TcpSocket::new_v6()
+        }?;
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        match socket
+            .bind(addr)
+            .and_then(|()| socket.listen(ACCEPT_BACKLOG))
+        {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the host resolves to no address",
+        )
+    }))
 }
 
 /// The URL callers use for `bound` (the path included).
@@ -172,6 +206,10 @@ pub async fn serve_with(
 ) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
     let table = Arc::new(ConnectionTable::default());
+    // Below the open-file limit (raised to the hard one first): EMFILE would
+    // stall every client before the limit evicts a slow one.
+    let max_connections =
+        crate::fd_limit::connection_limit(http.max_connections, MAX_REFUSALS_IN_FLIGHT);
     let settings = &server.toolbox().settings().metrics;
     let endpoint = settings
         .enabled
@@ -199,7 +237,7 @@ pub async fn serve_with(
     let drain = Shutdown::new();
     tokio::spawn(heap_trim::watch(
         table.clone(),
-        http.max_connections,
+        max_connections,
         drain.clone(),
     ));
     let closing = async {
@@ -218,7 +256,7 @@ pub async fn serve_with(
         &app,
         &table,
         limits,
-        http.max_connections,
+        max_connections,
         &drain,
     )
     .await;
@@ -276,9 +314,16 @@ async fn accept_until(
                 continue;
             }
         };
-        if table.len() >= max_connections && !table.evict_one() {
-            tokio::spawn(refuse_busy(stream));
-            continue;
+        if table.len() >= max_connections {
+            if !table.evict_one() {
+                tokio::spawn(refuse_busy(stream));
+                continue;
+            }
+            // The evicted connection's task closes its socket: let it run
+            // before the next accept, or a burst of reconnecting clients
+            // (the accept queue holds 4,096) outruns the closes and the
+            // descriptors run out (EMFILE) even below the limit.
+            tokio::task::yield_now().await;
         }
         tokio::spawn(serve_connection(
             stream,

@@ -4,7 +4,8 @@
 //!
 //! The calls and Keeper requests are counted where they happen
 //! (`herald_core::telemetry::metrics`); this module adds what is read at
-//! scrape time: the open HTTP connections, the KB catalog, the build. Every
+//! scrape time: the open HTTP connections, the KB catalog, the build, the
+//! log lines dropped (`crate::log_buffer`). Every
 //! name is prefixed `herald_`; docs/operations.md lists them.
 
 use std::net::SocketAddr;
@@ -100,6 +101,9 @@ impl Collector for ScrapeTime {
             info.metric_type(),
         )?;
         info.encode(family.encode_family(&[("version", env!("CARGO_PKG_VERSION"))])?)?;
+        let dropped = ConstCounter::new(crate::log_buffer::dropped_total());
+        let help = "Log lines dropped because stderr could not take them (nobody read it)";
+        put(&mut encoder, "log_lines_dropped", help, dropped)?;
         if let Some(table) = &self.connections {
             let open = ConstGauge::new(table.len() as i64);
             put(

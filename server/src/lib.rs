@@ -17,7 +17,8 @@
 //! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
 //!   [`malformed_params`]: a served method's params of the wrong shape (-32602);
 //! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
-//!   body limit, `/healthz`, graceful shutdown ([`shutdown`]);
+//!   body limit, `/healthz`, graceful shutdown ([`shutdown`]); [`fd_limit`]:
+//!   the open-file limit raised, the connection limit kept below it;
 //!   [`http_conn`]: each connection's time limits, the connection limit and
 //!   the drain; [`http_routing_headers`]: `Mcp-Method`/`Mcp-Name` checked
 //!   against the body; [`readiness`]: `/readyz`; [`http_metrics`]:
@@ -26,11 +27,13 @@
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
 //! - [`health`]: `health [URL]`, the container health check;
 //! - [`logging`]: the stderr log layer; [`log_buffer`]: its lines written
-//!   together within 25 ms, off the calls' path;
+//!   together within 25 ms, off the calls' path, dropped and counted while
+//!   nobody reads stderr; [`audit_file`]: `log.audit_file`;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
 
 pub mod app;
+pub mod audit_file;
 pub mod cli;
 pub mod commands;
 pub mod completion;
@@ -38,6 +41,7 @@ pub mod credential;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod error;
+pub mod fd_limit;
 pub mod handler;
 pub mod health;
 pub mod heap_trim;

@@ -5,15 +5,19 @@
 //! settings, applied once they are loaded: [`apply_settings`]).
 //!
 //! Each tool call writes one audit line at info level (target
-//! `herald::audit`, see `herald_core::telemetry::audit`).
+//! `herald::audit`, see `herald_core::telemetry::audit`); with
+//! `log.audit_file` it is also appended to that file ([`crate::audit_file`]).
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use herald_core::config::{LogFormat, Settings};
-use tracing_subscriber::layer::{Layered, SubscriberExt};
+use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry, reload};
+
+use crate::audit_file::AuditFile;
+use crate::error::ServerError;
 
 /// The filter without a flag or `RUST_LOG`: rmcp logs every stateless HTTP
 /// request at `info`, which buries Herald's own lines; rustls' platform
@@ -27,15 +31,16 @@ pub const DEFAULT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error"
 /// (and `RUST_LOG=info` brings the line back).
 pub const ONE_SHOT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error,herald::audit=off";
 
-type Filtered = Layered<EnvFilter, Registry>;
-type FormatLayer = Box<dyn Layer<Filtered> + Send + Sync>;
+type FormatLayer = Box<dyn Layer<Registry> + Send + Sync>;
 
 /// How the format can still change: the reload handle, and whether a flag
-/// fixed it (then the settings do not change it).
+/// fixed it (then the settings do not change it); the audit file, named by
+/// the settings.
 struct Installed {
-    handle: reload::Handle<FormatLayer, Filtered>,
+    handle: reload::Handle<FormatLayer, Registry>,
     fixed_by_flag: bool,
     json: AtomicBool,
+    audit: AuditFile,
 }
 
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
@@ -48,9 +53,12 @@ static INSTALLED: OnceLock<Installed> = OnceLock::new();
 pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
     let filter = filter(level, std::env::var("RUST_LOG").ok().as_deref(), default);
     let (layer, handle) = reload::Layer::new(format_layer(format.unwrap_or_default()));
+    let audit = AuditFile::default();
+    // The filter is the stderr layer's own: the audit file takes every audit
+    // line whatever the level.
     if tracing_subscriber::registry()
-        .with(filter)
-        .with(layer)
+        .with(layer.with_filter(filter))
+        .with(audit.layer())
         .try_init()
         .is_ok()
     {
@@ -58,16 +66,26 @@ pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
             handle,
             fixed_by_flag: format.is_some(),
             json: (format == Some(LogFormat::Json)).into(),
+            audit,
         });
     }
 }
 
 /// Switches to the format of the settings (`log.format`), unless a flag
-/// chose one.
-pub fn apply_settings(settings: &Settings) {
+/// chose one, and opens `log.audit_file` when set.
+pub fn apply_settings(settings: &Settings) -> Result<(), ServerError> {
     let Some(installed) = INSTALLED.get() else {
-        return;
+        return Ok(());
     };
+    if let Some(path) = &settings.log.audit_file {
+        installed
+            .audit
+            .open(path)
+            .map_err(|source| ServerError::AuditFile {
+                path: path.display().to_string(),
+                source,
+            })?;
+    }
     if !installed.fixed_by_flag {
         let format = settings.log.format;
         if installed.handle.reload(format_layer(format)).is_ok() {
@@ -76,6 +94,7 @@ pub fn apply_settings(settings: &Settings) {
                 .store(format == LogFormat::Json, Ordering::Relaxed);
         }
     }
+    Ok(())
 }
 
 /// Whether log lines are JSON now.
@@ -97,14 +116,16 @@ pub fn fatal(message: &str) {
     operator_line(message, true);
 }
 
-/// [`notice`] and [`fatal`]: after the log lines still waiting in
-/// [`crate::log_buffer`], so the order on stderr is kept.
+/// [`notice`] and [`fatal`]: queued behind the log lines still waiting in
+/// [`crate::log_buffer`], so the order on stderr is kept and a stderr that
+/// nobody reads never blocks the caller.
 fn operator_line(message: &str, failure: bool) {
-    crate::log_buffer::flush();
     match (is_json(), failure) {
         (true, false) => tracing::info!(target: "lorebase_herald", "{message}"),
         (true, true) => tracing::error!(target: "lorebase_herald", "{message}"),
-        (false, _) => eprintln!("lorebase-herald: {message}"),
+        (false, _) => {
+            crate::log_buffer::write_line(format!("lorebase-herald: {message}\n").as_bytes())
+        }
     }
 }
 

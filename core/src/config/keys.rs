@@ -66,6 +66,7 @@ pub const KEYS: [&str; 53] = [
     "mcp.refresh_interval_s",
     "log.format",
     "log.audit_arguments",
+    "log.audit_file",
     "metrics.enabled",
     "metrics.host",
     "metrics.port",
@@ -341,6 +342,7 @@ pub(crate) fn apply(
                 .ok_or_else(|| f.invalid(format!("expected text or json, got {}", f.shown())))?
         }
         "log.audit_arguments" => settings.log.audit_arguments = f.bool()?,
+        "log.audit_file" => settings.log.audit_file = f.optional_string()?.map(PathBuf::from),
         "metrics.enabled" => settings.metrics.enabled = f.bool()?,
         "metrics.host" => settings.metrics.host = f.nonempty_string()?,
         "metrics.port" => {

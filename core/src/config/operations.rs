@@ -3,6 +3,8 @@
 //! export of spans (`traces`). What they produce is described in
 //! `docs/operations.md`.
 
+use std::path::PathBuf;
+
 /// How log lines are written on stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LogFormat {
@@ -40,6 +42,10 @@ pub struct LogSettings {
     /// Add the names of a call's arguments to its audit line (never their
     /// values, which may hold private data). Default false.
     pub audit_arguments: bool,
+    /// A file every audit line is also appended to (never dropped, whatever
+    /// the log level; bounded only by the disk), for operators who need every
+    /// line even when stderr is not read. None (the default): stderr only.
+    pub audit_file: Option<PathBuf>,
 }
 
 /// Prometheus metrics (`GET /metrics`).
@@ -72,6 +78,7 @@ impl Default for LogSettings {
         Self {
             format: LogFormat::Text,
             audit_arguments: false,
+            audit_file: None,
         }
     }
 }

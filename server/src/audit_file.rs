@@ -1,0 +1,112 @@
+//! `log.audit_file`: every audit line (target `herald::audit`) also appended
+//! to a file, one JSON object per line, whatever the log level and whether or
+//! not anyone reads stderr (where lines are dropped while nobody does, see
+//! [`crate::log_buffer`]). A regular file's append does not wait for a
+//! reader: the lines are bounded only by the disk.
+//!
+//! The layer is installed with the stderr one ([`crate::logging::init`]) and
+//! writes nothing until [`AuditFile::open`] names the file (the settings are
+//! read after the logs start).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use herald_core::telemetry::AUDIT_TARGET;
+use tracing::Metadata;
+use tracing::subscriber::Interest;
+use tracing_subscriber::Layer;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::{Context, Filter};
+use tracing_subscriber::registry::LookupSpan;
+
+/// The audit file, once named; shared by the layer and whoever opens it.
+#[derive(Debug, Clone, Default)]
+pub struct AuditFile {
+    inner: Arc<Slot>,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    open: AtomicBool,
+    file: Mutex<Option<File>>,
+}
+
+impl AuditFile {
+    /// From now on audit lines are appended to `path` (created if missing).
+    pub fn open(&self, path: &Path) -> io::Result<()> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        *self
+            .inner
+            .file
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(file);
+        self.inner.open.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// The layer writing audit lines (JSON) into the file, with its own
+    /// filter: the `herald::audit` target at info level, while a file is open.
+    pub fn layer<S>(&self) -> impl Layer<S> + Send + Sync + 'static
+    where
+        S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    {
+        let filter = AuditLines(Arc::clone(&self.inner));
+        tracing_subscriber::fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .with_target(true)
+            .with_writer(self.clone())
+            .with_filter(filter)
+    }
+}
+
+/// The audit layer's filter: audit lines at info level, while a file is open.
+struct AuditLines(Arc<Slot>);
+
+impl<S> Filter<S> for AuditLines {
+    fn enabled(&self, meta: &Metadata<'_>, _: &Context<'_, S>) -> bool {
+        meta.target() == AUDIT_TARGET
+            && *meta.level() <= tracing::Level::INFO
+            && self.0.open.load(Ordering::Acquire)
+    }
+
+    fn callsite_enabled(&self, meta: &'static Metadata<'static>) -> Interest {
+        // Every other callsite stays as cheap as without this layer.
+        if meta.target() == AUDIT_TARGET {
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+}
+
+impl<'a> MakeWriter<'a> for AuditFile {
+    type Writer = AuditLine<'a>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        AuditLine(&self.inner)
+    }
+}
+
+/// Appends one formatted line (the layer writes each whole).
+#[derive(Debug)]
+pub struct AuditLine<'a>(&'a Slot);
+
+impl Write for AuditLine<'_> {
+    fn write(&mut self, line: &[u8]) -> io::Result<usize> {
+        let mut file = self.0.file.lock().unwrap_or_else(PoisonError::into_inner);
+        match file.as_mut() {
+            Some(file) => file.write_all(line).map(|()| line.len()),
+            None => Ok(line.len()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

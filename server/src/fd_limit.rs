@@ -1,0 +1,129 @@
+//! The open-file limit and the connection limit under it (issue 29).
+//!
+//! Every HTTP connection is a file descriptor. The usual soft limit
+//! (`ulimit -n`, 1,024) is no higher than the default `http.max_connections`
+//! (1,024): slow clients then exhaust the descriptors before the connection
+//! limit evicts any of them, `accept` fails with EMFILE, and a normal
+//! client's `/healthz` waits seconds. So, before the listener accepts
+//! anything, Herald raises its soft `RLIMIT_NOFILE` to the hard limit (as
+//! Go's runtime and nginx's `worker_rlimit_nofile` do), and keeps
+//! `http.max_connections` below what is left of it after [`RESERVE`] (Keeper
+//! connections, the KB, logs, the metrics listener) and the refused
+//! connections still being answered, saying so once when it lowers it.
+
+/// Descriptors kept for everything but the HTTP connections: the Keeper
+/// pool, remote MCP servers, the KB folder and its watch, stderr, the audit
+/// file, the listeners.
+pub const RESERVE: u64 = 128;
+
+/// The soft and hard open-file limits of the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileLimit {
+    /// The limit in force (`ulimit -Sn`).
+    pub soft: u64,
+    /// The most the soft limit may be raised to (`ulimit -Hn`).
+    pub hard: u64,
+}
+
+/// Raises the soft open-file limit to the hard one (capped at what the
+/// kernel allows, `fs.nr_open`); the limits in force afterwards, or `None`
+/// when they cannot be read.
+pub fn raise_to_hard() -> Option<FileLimit> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given, which lives here.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return None;
+    }
+    if limit.rlim_cur < limit.rlim_max {
+        let mut wanted = limit.rlim_max;
+        if wanted == libc::RLIM_INFINITY {
+            wanted = nr_open().unwrap_or(limit.rlim_cur);
+        }
+        let raised = libc::rlimit {
+            rlim_cur: wanted.max(limit.rlim_cur),
+            rlim_max: limit.rlim_max,
+        };
+        // SAFETY: setrlimit reads the struct it is given.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit.rlim_cur = raised.rlim_cur;
+        }
+    }
+    Some(FileLimit {
+        soft: limit.rlim_cur,
+        hard: limit.rlim_max,
+    })
+}
+
+/// The kernel's ceiling for an open-file limit (`/proc/sys/fs/nr_open`).
+fn nr_open() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The connection limit that fits under `soft` descriptors: `wanted`
+/// (`http.max_connections`), or less when `soft` minus [`RESERVE`] and
+/// `refusals` (connections answered 503 while they close) cannot hold it.
+/// Never below a quarter of `soft`, nor below 1.
+pub fn connections_that_fit(wanted: usize, soft: u64, refusals: usize) -> usize {
+    let room = soft
+        .saturating_sub(RESERVE + refusals as u64)
+        .max(soft / 4)
+        .max(1);
+    wanted.min(usize::try_from(room).unwrap_or(usize::MAX))
+}
+
+/// Raises the open-file limit and returns the connection limit to use,
+/// with one notice on stderr when it is below `wanted`.
+pub fn connection_limit(wanted: usize, refusals: usize) -> usize {
+    let Some(limit) = raise_to_hard() else {
+        return wanted;
+    };
+    let fits = connections_that_fit(wanted, limit.soft, refusals);
+    if fits < wanted {
+        crate::logging::notice(&format!(
+            "http.max_connections is {wanted}, but the open-file limit is {} (hard limit {}): \
+             using {fits} connections, leaving {RESERVE} descriptors for Keeper, the KB and logs \
+             and {refusals} for refused connections (raise the hard limit, e.g. LimitNOFILE= or ulimit -Hn)",
+            limit.soft, limit.hard
+        ));
+    }
+    fits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_limit_is_kept_below_what_the_descriptors_allow() {
+        assert_eq!(connections_that_fit(1024, 1024, 256), 1024 - 128 - 256);
+        assert_eq!(connections_that_fit(1024, 65_536, 256), 1024);
+        assert_eq!(connections_that_fit(64, 1024, 256), 64);
+        assert_eq!(
+            connections_that_fit(1024, 256, 256),
+            64,
+            "a quarter at least"
+        );
+        assert_eq!(connections_that_fit(1024, 0, 256), 1);
+    }
+
+    #[test]
+    fn the_soft_limit_is_raised_to_the_hard_one() {
+        let limit = raise_to_hard().expect("the limits can be read");
+        assert!(limit.soft <= limit.hard);
+        assert_eq!(
+            raise_to_hard(),
+            Some(limit),
+            "raising twice changes nothing"
+        );
+        if limit.hard != libc::RLIM_INFINITY {
+            assert_eq!(limit.soft, limit.hard);
+        }
+    }
+}
