@@ -17,7 +17,7 @@ pub(crate) const SECTIONS: [&str; 10] = [
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 53] = [
+pub const KEYS: [&str; 54] = [
     "keeper.base_url",
     "keeper.api_key",
     "keeper.max_retries",
