@@ -14,6 +14,12 @@ repository root; it reads files only and takes well under a second.
 
     python3 scripts/module-cycles.py            # every crate of the workspace
     python3 scripts/module-cycles.py --edges    # also print every edge
+
+A crate whose root documents its modules "from the bottom up" (core/src/lib.rs: a
+bulleted list of [`module`] links after the words "from the bottom up") is also
+checked against that order: a file of one top-level module may use only the
+modules listed before its own (and its own). Every edge that goes up the list is
+printed, with where it is written, and fails the run.
 """
 
 from __future__ import annotations
@@ -216,6 +222,32 @@ def edges_of(modules, here: tuple[str, ...]) -> dict[tuple[str, ...], str]:
     return found
 
 
+LAYER_ITEM = re.compile(r"^//! - \[`([a-z_]+)`\]", re.M)
+
+
+def documented_layers(root: str) -> list[str]:
+    """The top-level modules in the order the crate root documents them, bottom first
+    (empty when it documents none)."""
+    text = Path(root).read_text()
+    at = text.find("from the bottom up")
+    if at < 0:
+        return []
+    return LAYER_ITEM.findall(text[at:])
+
+
+def layer_violations(layers: list[str], where: dict) -> list[str]:
+    """The edges from a module to one documented after it (above it in the layers)."""
+    rank = {name: i for i, name in enumerate(layers)}
+    out = []
+    for source, targets in where.items():
+        if not source or source[0] not in rank:
+            continue
+        for target, line in targets.items():
+            if target and target[0] in rank and rank[target[0]] > rank[source[0]]:
+                out.append(f"  {source[0]} uses {target[0]}, listed above it  ({line})")
+    return sorted(out)
+
+
 def cycles(graph: dict) -> list[list]:
     """Strongly connected components with two or more members (Tarjan)."""
     index: dict = {}
@@ -271,6 +303,12 @@ def main() -> int:
             for name in sorted(graph):
                 for target in sorted(graph[name]):
                     print(f"{root}: {'::'.join(name) or 'crate'} -> {'::'.join(target) or 'crate'}  ({where[name][target]})")
+        layers = documented_layers(root)
+        wrong = layer_violations(layers, where)
+        if wrong:
+            failed = True
+            print(f"layers of {root} (bottom up: {', '.join(layers)}): {len(wrong)} edges go up")
+            print("\n".join(wrong))
         for comp in cycles(graph):
             failed = True
             members = set(comp)
@@ -279,9 +317,9 @@ def main() -> int:
                 for w in sorted(graph[v] & members):
                     print(f"  {modules[v].label()} -> {modules[w].label()}  ({where[v][w]})")
     if failed:
-        print("\nBreak each circle: move what both sides need into a module below both, or turn a dependency around.")
+        print("\nBreak each circle, or each edge that goes up: move what both sides need into a module below both, or turn a dependency around.")
         return 1
-    print("no import circles between the files of any crate")
+    print("no import circles between the files of any crate; the documented layers hold")
     return 0
 
 

@@ -2,8 +2,8 @@
 //! module and the C API share.
 //!
 //! The modules, from the bottom up (a module uses only those above it in
-//! this list; `scripts/module-cycles.py` checks that no files import each
-//! other in a circle):
+//! this list; `scripts/module-cycles.py` checks both that and that no files
+//! import each other in a circle):
 //!
 //! - [`tool`]: what every front end sees of a tool: [`tool::ToolDefinition`],
 //!   [`tool::RenderedOutput`], the caller's errors and their codes, the
@@ -16,11 +16,11 @@
 //! - [`keeper`]: the typed client of Keeper's REST contract, its wire types
 //!   ([`keeper::model`]) and its errors, with retries and per-call credentials.
 //! - [`otlp`]: the export of spans over OTLP/HTTP (JSON).
-//! - [`error`]: how a tool failure is shown to a model: `[code] message`, its
-//!   issues and a `next:` line.
 //! - [`kb`]: the knowledge-base catalog (markdown entries on tantivy).
 //! - [`render`]: the text and JSON renderings of the answers, with the
 //!   output caps.
+//! - [`error`]: how a tool failure is shown to a model: `[code] message`, its
+//!   issues and a `next:` line (cut by the output caps of [`render`]).
 //! - [`remote`]: remote MCP servers (`mcp.servers`): discovery and calls,
 //!   their outputs under the caps.
 //! - [`tools`]: the tools, from three sources (Lorebase, KB, remote), and the

@@ -318,7 +318,7 @@ pub(crate) fn apply(
         }
         "http.tool_headers" => h.tool_headers = f.bool()?,
         "output.max_chars" => {
-            o.max_chars = f.int(crate::render::text::MIN_MAX_CHARS as u64, 10_000_000)? as usize
+            o.max_chars = f.int(super::MIN_MAX_CHARS as u64, 10_000_000)? as usize
         }
         "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,
         "output.max_value_chars" => o.max_value_chars = f.int(1, 10_000_000)? as usize,

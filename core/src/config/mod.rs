@@ -209,6 +209,12 @@ pub struct HttpSettings {
     pub tool_headers: bool,
 }
 
+/// The shortest `output.max_chars` the settings accept: room for the cut
+/// marker and a whole footer (a query's `rows`, a 200-character
+/// `next_cursor` and a `coverage` line), and for a JSON answer's
+/// identifiers and `cuts` (`render::text`).
+pub const MIN_MAX_CHARS: usize = 500;
+
 /// Output caps (herald.md, Output size).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputSettings {

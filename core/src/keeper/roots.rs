@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use crate::error::KeeperError;
+use super::error::KeeperError;
 
 /// The Mozilla roots bundled in the binary, as reqwest certificates.
 pub fn bundled_roots() -> impl Iterator<Item = reqwest::Certificate> {

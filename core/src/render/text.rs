@@ -15,12 +15,6 @@
 
 use super::caps::prefix_chars;
 
-/// The shortest `output.max_chars` the settings accept: room for the cut
-/// marker and a whole footer (a query's `rows`, a 200-character
-/// `next_cursor` and a `coverage` line), and for a JSON answer's
-/// identifiers and `cuts`.
-pub const MIN_MAX_CHARS: usize = 500;
-
 /// A text answer before the caps: its body, and its footer (the lines that
 /// carry the way forward: cursors, counts, coverage; kept by every cut).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -171,6 +165,8 @@ pub fn inline_list<S: AsRef<str>>(items: &[S], what: &str, max: usize) -> String
 
 #[cfg(test)]
 mod tests {
+    use crate::config::MIN_MAX_CHARS;
+
     use super::*;
 
     fn answer(rows: usize) -> Text {
