@@ -292,3 +292,60 @@ async fn a_server_quoting_the_token_in_its_error_does_not_leak_it() {
     assert!(!format!("{summary:?}").contains(TOKEN));
     assert!(!logs.text().contains(TOKEN), "the token is in the logs");
 }
+
+/// One owner for "is this tool served to this caller" (`ToolView`): a
+/// remote server called with Herald's own token serves its tools to one
+/// agent, never to the callers of a shared Herald over HTTP (who would
+/// borrow the token), and a narrowing only narrows.
+#[tokio::test]
+async fn a_shared_herald_hides_the_tools_of_servers_called_with_its_own_token() {
+    use herald_core::tools::{Audience, ToolNarrowing};
+    let server = start(Mode::Normal).await;
+    let toolbox = discovered(settings(
+        json!([{"name": "alpha", "url": server.url(), "token_env": "ALPHA_TOKEN", "tools": ["echo"]},
+               {"name": "beta", "url": server.url(), "tools": ["echo"]}]),
+        &[("ALPHA_TOKEN", "tok-of-alpha-5521ac")],
+    ))
+    .await;
+    let remote = |audience, narrowing: Option<&ToolNarrowing>| -> Vec<String> {
+        toolbox
+            .view(narrowing, audience)
+            .remote_definitions()
+            .into_iter()
+            .map(|d| d.name)
+            .collect()
+    };
+    assert_eq!(
+        remote(Audience::OneAgent, None),
+        ["alpha__echo", "beta__echo"]
+    );
+    assert_eq!(remote(Audience::SharedHttp, None), ["beta__echo"]);
+    let shared = toolbox.view(None, Audience::SharedHttp);
+    assert!(!shared.admits("alpha__echo") && shared.admits("beta__echo"));
+    assert!(shared.admits("lorebase_get") && !shared.admits("no_such_tool"));
+    let refused = shared
+        .call_from(
+            "alpha__echo",
+            json!({"text": "hi"}).as_object().cloned().unwrap(),
+            &Credential::Configured,
+            &Default::default(),
+        )
+        .await;
+    assert!(matches!(
+        refused,
+        Err(herald_core::tools::ToolCallError::UnknownTool(_))
+    ));
+    let only_reads = ToolNarrowing {
+        groups: Some(vec!["reads".into()]),
+        ..Default::default()
+    };
+    let narrowed = toolbox.view(Some(&only_reads), Audience::OneAgent);
+    assert!(narrowed.admits("lorebase_get") && !narrowed.admits("lorebase_execute"));
+    assert!(!narrowed.admits("beta__echo"));
+    assert!(
+        narrowed
+            .definitions()
+            .iter()
+            .all(|d| d.name != "lorebase_history")
+    );
+}

@@ -8,7 +8,9 @@ use axum::http::request::Parts;
 use herald_core::keeper::model::ProblemCode;
 use herald_core::telemetry::CallOrigin;
 use herald_core::tool::ErrorCode;
-use herald_core::tools::{RenderedOutput, ToolCallError, ToolNarrowing, Toolbox};
+use herald_core::tools::{
+    Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolView, Toolbox,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
@@ -123,73 +125,56 @@ impl HeraldServer {
         &self.inner.tools
     }
 
+    /// Who this handler serves: one agent (stdio) or the callers of a
+    /// shared Herald, each with its own key (Streamable HTTP).
+    fn audience(&self) -> Audience {
+        match self.inner.auth {
+            CallerAuth::HttpBearer { .. } => Audience::SharedHttp,
+            _ => Audience::OneAgent,
+        }
+    }
+
+    /// The tools a request sees (core's [`ToolView`]: the selection, the
+    /// audience's rule for remote servers' tokens, the request's narrowing).
+    fn view<'a>(&'a self, narrowing: Option<&'a ToolNarrowing>) -> ToolView<'a> {
+        self.inner.toolbox.view(narrowing, self.audience())
+    }
+
     /// Every tool served now: the built-in ones, then the remote tools
     /// discovered so far (`mcp.servers`, re-discovered while serving).
     pub fn current_tools(&self) -> Vec<Tool> {
-        let mut tools = self.inner.tools.tools().to_vec();
-        tools.extend(self.remote_tools());
-        tools
+        self.tools_for(None)
     }
 
-    /// The remote tools served now (a built-in name always wins).
-    ///
-    /// Over Streamable HTTP, the tools of a remote server that Herald calls
-    /// with its own token (`token_env`) are not served: Herald cannot check a
-    /// caller's key itself, so anyone reaching it with any bearer would borrow
-    /// that token. Serve such servers over stdio or in-process instead.
-    fn remote_tools(&self) -> Vec<Tool> {
-        let over_http = matches!(self.inner.auth, CallerAuth::HttpBearer { .. });
-        let tokened: Vec<String> = if over_http {
-            self.inner
-                .toolbox
-                .settings()
-                .mcp
-                .servers
-                .iter()
-                .filter(|s| s.token_env.is_some())
-                .map(|s| format!("{}__", s.name))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        self.inner
-            .toolbox
-            .remote_definitions()
+    /// The tools served to a request, in their MCP form: the built-in ones
+    /// (made once), then the remote ones, as its view admits them.
+    fn tools_for(&self, narrowing: Option<&ToolNarrowing>) -> Vec<Tool> {
+        let view = self.view(narrowing);
+        let mut tools: Vec<Tool> = self
+            .inner
+            .tools
+            .tools()
             .iter()
-            .filter(|d| self.inner.tools.get(&d.name).is_none())
-            .filter(|d| !tokened.iter().any(|prefix| d.name.starts_with(prefix)))
-            .map(to_mcp_tool)
-            .collect()
-    }
-
-    /// Whether a tool called `name` is served, built-in or remote (no copy
-    /// of its definition: every call asks).
-    fn serves_tool(&self, name: &str) -> bool {
-        self.inner.tools.get(name).is_some() || self.remote_tools().iter().any(|t| t.name == name)
+            .filter(|t| view.admits(&t.name))
+            .cloned()
+            .collect();
+        tools.extend(view.remote_definitions().iter().map(to_mcp_tool));
+        tools
     }
 
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
+        if !self.view(None).admits(name) {
+            return None;
+        }
         if let Some(tool) = self.inner.tools.get(name) {
             return Some(tool.clone());
         }
-        self.remote_tools().into_iter().find(|t| t.name == name)
-    }
-
-    /// The tools served to a request under its narrowing.
-    fn tools_for(&self, narrowing: Option<&ToolNarrowing>) -> Vec<Tool> {
-        let mut tools = self.current_tools();
-        if narrowing.is_some() {
-            tools.retain(|t| self.admits(narrowing, t));
-        }
-        tools
-    }
-
-    /// Whether a served tool stays served under a request's narrowing
-    /// (`X-MCP-Readonly`, `X-MCP-Toolsets`, `X-MCP-Tools`).
-    fn admits(&self, narrowing: Option<&ToolNarrowing>, tool: &Tool) -> bool {
-        let writes = tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true);
-        narrowing.is_none_or(|n| self.inner.toolbox.admits(n, &tool.name, writes))
+        self.inner
+            .toolbox
+            .remote()
+            .find(name)
+            .map(|t| to_mcp_tool(&t.definition))
     }
 }
 
@@ -334,14 +319,9 @@ impl ServerHandler for HeraldServer {
         let toolbox = &self.inner.toolbox;
         let credential = self.inner.auth.credential(&context.extensions);
         let arguments = request.arguments.as_ref();
-        // Without a narrowing, the check copies no tool definition.
-        let served = match narrowing {
-            None => self.serves_tool(name),
-            Some(_) => self
-                .served_tool(name)
-                .is_some_and(|t| self.admits(narrowing, &t)),
-        };
-        if !served {
+        let view = self.view(narrowing);
+        // The check copies no tool definition.
+        if !view.admits(name) {
             let code = ErrorCode::UnknownTool.as_str();
             toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
             return Err(unknown_tool(name, &self.tools_for(narrowing)));
@@ -356,10 +336,7 @@ impl ServerHandler for HeraldServer {
             }
         };
         let arguments = request.arguments.unwrap_or_default();
-        match toolbox
-            .call_from(name, arguments, &credential, &origin)
-            .await
-        {
+        match view.call_from(name, arguments, &credential, &origin).await {
             Ok(out) => Ok(to_call_result(out).into()),
             Err(ToolCallError::UnknownTool(_)) => {
                 Err(unknown_tool(name, &self.tools_for(narrowing)))

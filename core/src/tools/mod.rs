@@ -24,6 +24,7 @@ mod remote;
 mod schema;
 mod selection;
 mod source;
+mod view;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -44,6 +45,7 @@ use observe::{CallRecord, CallTelemetry};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
 pub use source::ToolOrigin;
 use source::ToolSource;
+pub use view::{Audience, ToolView};
 
 /// Why a [`Toolbox`] cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -208,12 +210,35 @@ impl Toolbox {
         &self.remote
     }
 
-    /// The built-in definitions served (the Lorebase tools, the KB tools),
-    /// without the remote ones.
+    /// The built-in definitions served (Lorebase, then KB), narrowed by the
+    /// tool selection, in table order: [`Toolbox::view`] for one agent.
     pub fn local_definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).local_definitions()
+    }
+
+    /// The discovered remote definitions served: those whose name no built-in
+    /// tool takes, narrowed by the tool selection (`tools.read_only` drops
+    /// every remote tool the server does not declare read-only).
+    pub fn remote_definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).remote_definitions()
+    }
+
+    /// The tools one caller sees: the settings' selection, the audience's
+    /// rule for remote servers' tokens and the request's narrowing, in one
+    /// value that lists them and admits calls ([`ToolView`]).
+    pub fn view<'a>(
+        &'a self,
+        narrowing: Option<&'a ToolNarrowing>,
+        audience: Audience,
+    ) -> ToolView<'a> {
+        ToolView::new(self, narrowing, audience)
+    }
+
+    /// Every built-in definition, selected or not (output schemas only with
+    /// `output.schemas`).
+    fn built_in_definitions(&self) -> Vec<ToolDefinition> {
         let mut defs = self.lorebase.definitions();
         defs.extend(self.kb.definitions());
-        defs.retain(|d| self.serves(&d.name, d.writes()));
         if !self.settings.output.schemas {
             for d in &mut defs {
                 d.output_schema = None;
@@ -222,21 +247,13 @@ impl Toolbox {
         defs
     }
 
-    /// The discovered remote definitions served: those whose name no built-in
-    /// tool takes, narrowed by the tool selection (`tools.read_only` drops
-    /// every remote tool the server does not declare read-only).
-    pub fn remote_definitions(&self) -> Vec<ToolDefinition> {
-        self.remote
-            .definitions()
-            .into_iter()
-            .filter(|d| !self.is_builtin(&d.name))
-            .filter(|d| self.serves(&d.name, d.writes()))
-            .collect()
-    }
-
-    /// Whether `name` is a built-in tool (Lorebase or KB), served or not.
-    fn is_builtin(&self, name: &str) -> bool {
-        self.lorebase.owns(name) || self.kb.owns(name)
+    /// Whether the source `origin` offers `name` now, and if so whether it writes.
+    fn offered(&self, origin: ToolOrigin, name: &str) -> Option<bool> {
+        match origin {
+            ToolOrigin::Lorebase => self.lorebase.offers(name),
+            ToolOrigin::Kb => self.kb.offers(name),
+            ToolOrigin::Remote => self.remote.offers(name),
+        }
     }
 
     /// Where the tool `name` comes from, whether served or not (`None`: no
@@ -273,14 +290,7 @@ impl Toolbox {
     /// tools; `tools.read_only` drops `lorebase_execute` (and remote tools not
     /// declared read-only), then the allow and deny lists apply.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
-        let mut defs = self.local_definitions();
-        defs.extend(self.remote_definitions());
-        defs
-    }
-
-    /// Whether a tool of that name (writing or not) is served.
-    fn serves(&self, name: &str, writes: bool) -> bool {
-        selection::serves(&self.settings.tools, name, writes)
+        self.view(None, Audience::OneAgent).definitions()
     }
 
     /// Calls one tool. Tool failures are `Ok` with `is_error: true`; only a
@@ -310,12 +320,31 @@ impl Toolbox {
     /// The arguments hosts add for themselves ([`crate::tool::HOST_ADDED_ARGUMENTS`]:
     /// Gemini CLI's `wait_for_previous`) are dropped here, before any check,
     /// unless the tool declares them.
+    ///
+    /// The caller is one agent ([`Audience::OneAgent`]); a front end serving
+    /// many calls through [`Toolbox::view`]'s [`ToolView::call_from`].
     pub async fn call_from(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+        origin: &CallOrigin<'_>,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        self.view(None, Audience::OneAgent)
+            .call_from(name, arguments, credential, origin)
+            .await
+    }
+
+    /// A call, observed (counted, timed, audited, in its scope), of a tool
+    /// a [`ToolView`] has `admitted` or refused (then `UnknownTool`,
+    /// recorded as such).
+    async fn observed_call(
         &self,
         name: &str,
         mut arguments: Map<String, Value>,
         credential: &Credential,
         origin: &CallOrigin<'_>,
+        admitted: bool,
     ) -> Result<RenderedOutput, ToolCallError> {
         let tool_origin = self.origin_of(name);
         strip_host_arguments(&mut arguments, |argument| {
@@ -335,7 +364,12 @@ impl Toolbox {
             &arguments,
         );
         let scope = CallScope::new(origin, self.telemetry.spans.as_ref());
-        let call = self.dispatch(tool_origin, name, arguments, credential);
+        let call = self.dispatch(
+            admitted.then_some(tool_origin).flatten(),
+            name,
+            arguments,
+            credential,
+        );
         ObservedCall::new(scope, call, |result, scope| record.end(result, scope)).await
     }
 
@@ -469,11 +503,6 @@ impl Toolbox {
         ))
     }
 
-    /// Whether a served tool stays served under `narrowing`.
-    pub fn admits(&self, narrowing: &ToolNarrowing, name: &str, writes: bool) -> bool {
-        narrowing.is_none() || narrowing.admits(name, self.group_of(name), writes)
-    }
-
     /// Runs the call in the source that owns `name`.
     async fn dispatch(
         &self,
@@ -496,7 +525,8 @@ impl Toolbox {
         }
     }
 
-    /// Calls `name` in the source that owns it, when it offers and serves it.
+    /// Calls `name` in the source that owns it, when it still offers it (the
+    /// view admitted it).
     async fn call_in<S: ToolSource>(
         &self,
         source: &S,
@@ -506,11 +536,11 @@ impl Toolbox {
     ) -> Result<RenderedOutput, ToolCallError> {
         let unknown = || ToolCallError::UnknownTool(name.to_string());
         match source.offers(name) {
-            Some(writes) if self.serves(name, writes) => source
+            Some(_) => source
                 .call(name, arguments, credential)
                 .await
                 .ok_or_else(unknown),
-            _ => Err(unknown()),
+            None => Err(unknown()),
         }
     }
 }
