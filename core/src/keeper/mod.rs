@@ -1,6 +1,8 @@
 //! The typed client of Keeper's REST contract (`sandbox/openapi.yaml`).
 //!
-//! One async method per endpoint, all under `{base_url}/api/v1/domains/{domain}`;
+//! One async method per endpoint, all under `{base_url}/api/v1/domains/{domain}`,
+//! each route written once (`endpoint`: the template that names it in
+//! metrics and logs is the one its URL is built from);
 //! one pooled HTTP client (reqwest on rustls) per [`KeeperClient`], shared by
 //! its clones; the credential is chosen per call ([`Credential`]).
 //!
@@ -24,6 +26,7 @@
 //!   template and status ([`KeeperClient::metrics`]).
 
 mod client_cell;
+mod endpoint;
 mod error;
 mod exchange;
 pub mod health;
@@ -41,6 +44,10 @@ use crate::config::{KeeperSettings, Secret};
 use crate::telemetry::KeeperMetrics;
 use crate::tool::ToolCallError;
 use client_cell::ClientCell;
+use endpoint::{
+    BRANCH_LOG, BRANCHES, CONTEXT, DIFF, EXECUTE, EXPLAIN, Endpoint, HISTORY, LINEAGE, Method,
+    NEIGHBORHOOD, QUERY, RECORD, RESOLVE, SCHEMA, SEARCH,
+};
 pub use error::KeeperError;
 use health::{KeeperHealth, KeeperHealthSnapshot};
 use model::*;
@@ -172,113 +179,58 @@ impl KeeperClient {
         &self.inner.metrics
     }
 
-    /// `{base_url}/api/v1/domains/{domain}/{segments...}`, each part
-    /// percent-encoded as one path segment (so keys and branches may hold `/`).
-    fn url(&self, domain: &str, segments: &[(&str, &str)]) -> Result<url::Url, KeeperError> {
-        let mut url = self.inner.base.clone();
-        {
-            let mut path = url.path_segments_mut().map_err(|()| {
-                KeeperError::Setup("herald.keeper.base_url cannot take a path".into())
-            })?;
-            path.pop_if_empty().extend(["api", "v1", "domains"]);
-            for (name, part) in std::iter::once(&("domain", domain)).chain(segments) {
-                // `.` and `..` would be dropped or climb; an empty part would
-                // change the endpoint.
-                if part.is_empty() || *part == "." || *part == ".." {
-                    return Err(KeeperError::local_issue(
-                        ProblemCode::ValidationFailed,
-                        format!("{name} must not be empty, . or .."),
-                        name,
-                        "is not a valid name",
-                    ));
-                }
-                path.push(part);
-            }
-        }
-        Ok(url)
-    }
-
-    async fn get<Q: Serialize + ?Sized, R: DeserializeOwned>(
+    /// Calls `endpoint` of `domain`, its placeholders filled with `parts`
+    /// ([`Endpoint::url`]): a `GET` sends `input` as the query, a `POST` as
+    /// the JSON body; `resend` is false for a write that must not be resent.
+    async fn call<const N: usize, I: Serialize + ?Sized, R: DeserializeOwned>(
         &self,
         cred: &Credential,
-        endpoint: &'static str,
+        endpoint: &Endpoint<N>,
         domain: &str,
-        segments: &[(&str, &str)],
-        params: &Q,
-    ) -> Result<R, KeeperError> {
-        let url = self.url(domain, segments)?;
-        let builder = self.inner.http.get().await?.get(url).query(params);
-        self.send(cred, endpoint, builder, true).await
-    }
-
-    async fn post<B: Serialize + ?Sized, R: DeserializeOwned>(
-        &self,
-        cred: &Credential,
-        endpoint: &'static str,
-        domain: &str,
-        segments: &[(&str, &str)],
-        body: &B,
+        parts: [&str; N],
+        input: &I,
         resend: bool,
     ) -> Result<R, KeeperError> {
-        let url = self.url(domain, segments)?;
-        let builder = self.inner.http.get().await?.post(url).json(body);
-        self.send(cred, endpoint, builder, resend).await
+        let url = endpoint.url(&self.inner.base, domain, parts)?;
+        let http = self.inner.http.get().await?;
+        let builder = match endpoint.method() {
+            Method::Get => http.get(url).query(input),
+            Method::Post => http.post(url).json(input),
+        };
+        self.send(cred, endpoint.template(), builder, resend).await
     }
 
-    /// `POST /context`.
+    /// Keeper's context pack for a task (`CONTEXT`).
     pub async fn context(
         &self,
         cred: &Credential,
         domain: &str,
         req: &ContextRequest,
     ) -> Result<ContextPack, KeeperError> {
-        self.post(
-            cred,
-            "POST /context",
-            domain,
-            &[("endpoint", "context")],
-            req,
-            true,
-        )
-        .await
+        self.call(cred, &CONTEXT, domain, [], req, true).await
     }
 
-    /// `POST /search`.
+    /// The Records matching words (`SEARCH`).
     pub async fn search(
         &self,
         cred: &Credential,
         domain: &str,
         req: &SearchRequest,
     ) -> Result<SearchResponse, KeeperError> {
-        self.post(
-            cred,
-            "POST /search",
-            domain,
-            &[("endpoint", "search")],
-            req,
-            true,
-        )
-        .await
+        self.call(cred, &SEARCH, domain, [], req, true).await
     }
 
-    /// `GET /schema`.
+    /// The Domain's schema (`SCHEMA`).
     pub async fn schema(
         &self,
         cred: &Credential,
         domain: &str,
         params: &SchemaParams,
     ) -> Result<Schema, KeeperError> {
-        self.get(
-            cred,
-            "GET /schema",
-            domain,
-            &[("endpoint", "schema")],
-            params,
-        )
-        .await
+        self.call(cred, &SCHEMA, domain, [], params, true).await
     }
 
-    /// `GET /kinds/{kind}/records/{key}`.
+    /// One Record (`RECORD`; its Kind and key are one encoded segment each).
     pub async fn record(
         &self,
         cred: &Credential,
@@ -286,66 +238,41 @@ impl KeeperClient {
         record: &RecordRef,
         params: &RecordParams,
     ) -> Result<RecordView, KeeperError> {
-        let segs = record_segments(record, None);
-        self.get(
-            cred,
-            "GET /kinds/{kind}/records/{key}",
-            domain,
-            &segs,
-            params,
-        )
-        .await
+        self.call(cred, &RECORD, domain, parts(record), params, true)
+            .await
     }
 
-    /// `POST /resolve`.
+    /// The Records a model's words stand for (`RESOLVE`).
     pub async fn resolve(
         &self,
         cred: &Credential,
         domain: &str,
         req: &ResolveRequest,
     ) -> Result<ResolveResponse, KeeperError> {
-        self.post(
-            cred,
-            "POST /resolve",
-            domain,
-            &[("endpoint", "resolve")],
-            req,
-            true,
-        )
-        .await
+        self.call(cred, &RESOLVE, domain, [], req, true).await
     }
 
-    /// `POST /query`.
+    /// The Records matching a predicate (`QUERY`).
     pub async fn query(
         &self,
         cred: &Credential,
         domain: &str,
         req: &QueryRequest,
     ) -> Result<QueryResponse, KeeperError> {
-        self.post(
-            cred,
-            "POST /query",
-            domain,
-            &[("endpoint", "query")],
-            req,
-            true,
-        )
-        .await
+        self.call(cred, &QUERY, domain, [], req, true).await
     }
 
-    /// `POST /neighborhood`.
+    /// The Records around seeds (`NEIGHBORHOOD`).
     pub async fn neighborhood(
         &self,
         cred: &Credential,
         domain: &str,
         req: &NeighborhoodRequest,
     ) -> Result<NeighborhoodResponse, KeeperError> {
-        let segs = [("endpoint", "neighborhood")];
-        self.post(cred, "POST /neighborhood", domain, &segs, req, true)
-            .await
+        self.call(cred, &NEIGHBORHOOD, domain, [], req, true).await
     }
 
-    /// `GET /kinds/{kind}/records/{key}/explain`.
+    /// Why a Record holds its values (`EXPLAIN`).
     pub async fn explain(
         &self,
         cred: &Credential,
@@ -353,18 +280,11 @@ impl KeeperClient {
         record: &RecordRef,
         params: &ProvenanceParams,
     ) -> Result<Explain, KeeperError> {
-        let segs = record_segments(record, Some("explain"));
-        self.get(
-            cred,
-            "GET /kinds/{kind}/records/{key}/explain",
-            domain,
-            &segs,
-            params,
-        )
-        .await
+        self.call(cred, &EXPLAIN, domain, parts(record), params, true)
+            .await
     }
 
-    /// `GET /kinds/{kind}/records/{key}/history`.
+    /// A Record's changes (`HISTORY`).
     pub async fn history(
         &self,
         cred: &Credential,
@@ -372,18 +292,11 @@ impl KeeperClient {
         record: &RecordRef,
         params: &ProvenanceParams,
     ) -> Result<History, KeeperError> {
-        let segs = record_segments(record, Some("history"));
-        self.get(
-            cred,
-            "GET /kinds/{kind}/records/{key}/history",
-            domain,
-            &segs,
-            params,
-        )
-        .await
+        self.call(cred, &HISTORY, domain, parts(record), params, true)
+            .await
     }
 
-    /// `GET /kinds/{kind}/records/{key}/lineage`.
+    /// Where a Record's values came from (`LINEAGE`).
     pub async fn lineage(
         &self,
         cred: &Credential,
@@ -391,35 +304,21 @@ impl KeeperClient {
         record: &RecordRef,
         params: &ProvenanceParams,
     ) -> Result<Lineage, KeeperError> {
-        let segs = record_segments(record, Some("lineage"));
-        self.get(
-            cred,
-            "GET /kinds/{kind}/records/{key}/lineage",
-            domain,
-            &segs,
-            params,
-        )
-        .await
+        self.call(cred, &LINEAGE, domain, parts(record), params, true)
+            .await
     }
 
-    /// `GET /branches`.
+    /// The Domain's branches (`BRANCHES`).
     pub async fn branches(
         &self,
         cred: &Credential,
         domain: &str,
         params: &PageParams,
     ) -> Result<BranchList, KeeperError> {
-        self.get(
-            cred,
-            "GET /branches",
-            domain,
-            &[("endpoint", "branches")],
-            params,
-        )
-        .await
+        self.call(cred, &BRANCHES, domain, [], params, true).await
     }
 
-    /// `GET /branches/{branch}/log` (the branch name is one encoded segment).
+    /// A branch's log (`BRANCH_LOG`; the branch name is one encoded segment).
     pub async fn branch_log(
         &self,
         cred: &Credential,
@@ -427,27 +326,21 @@ impl KeeperClient {
         branch: &str,
         params: &LogParams,
     ) -> Result<BranchLog, KeeperError> {
-        let segs = [
-            ("endpoint", "branches"),
-            ("branch", branch),
-            ("endpoint", "log"),
-        ];
-        self.get(cred, "GET /branches/{branch}/log", domain, &segs, params)
+        self.call(cred, &BRANCH_LOG, domain, [branch], params, true)
             .await
     }
 
-    /// `GET /diff`.
+    /// What changed between two revisions (`DIFF`).
     pub async fn diff(
         &self,
         cred: &Credential,
         domain: &str,
         params: &DiffParams,
     ) -> Result<Diff, KeeperError> {
-        self.get(cred, "GET /diff", domain, &[("endpoint", "diff")], params)
-            .await
+        self.call(cred, &DIFF, domain, [], params, true).await
     }
 
-    /// `POST /operations/{op}/execute` (200, or 202 with a Proposal). A write
+    /// Runs an operation (`EXECUTE`: 200, or 202 with a Proposal). A write
     /// (`dry_run: false`) is resent only when it carries an `idempotency_key`.
     pub async fn execute(
         &self,
@@ -457,33 +350,14 @@ impl KeeperClient {
         req: &ExecuteRequest,
     ) -> Result<ExecuteResult, KeeperError> {
         let resend = req.dry_run || req.idempotency_key.is_some();
-        let segs = [
-            ("endpoint", "operations"),
-            ("operation", operation),
-            ("endpoint", "execute"),
-        ];
-        self.post(
-            cred,
-            "POST /operations/{op}/execute",
-            domain,
-            &segs,
-            req,
-            resend,
-        )
-        .await
+        self.call(cred, &EXECUTE, domain, [operation], req, resend)
+            .await
     }
 }
 
-/// `kinds/{kind}/records/{key}[/suffix]`.
-fn record_segments<'a>(record: &'a RecordRef, suffix: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
-    let mut segs = vec![
-        ("endpoint", "kinds"),
-        ("ref", record.kind.as_str()),
-        ("endpoint", "records"),
-        ("ref", record.key.as_str()),
-    ];
-    segs.extend(suffix.map(|s| ("endpoint", s)));
-    segs
+/// A Record's parts of a route: its Kind, then its key.
+fn parts(record: &RecordRef) -> [&str; 2] {
+    [&record.kind, &record.key]
 }
 
 /// The proxies captured from the environment (trust_env).
