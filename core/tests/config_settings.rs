@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use herald_core::config::{ConfigError, KEYS, Overrides, SettingSource, Settings, Transport};
+use herald_core::config::{
+    ConfigError, Overrides, SettingSource, Settings, Transport, example_yaml, keys,
+};
 use serde_json::{Value, json};
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -48,15 +50,43 @@ fn the_example_file_is_exactly_the_defaults() {
     assert_eq!(settings, Settings::default());
 }
 
+/// The checked-in example file is the one the settings table generates;
+/// `UPDATE_EXAMPLE=1` rewrites it.
+#[test]
+fn the_example_file_is_generated_from_the_settings_table() {
+    let path = example_path();
+    let generated = example_yaml();
+    if std::env::var_os("UPDATE_EXAMPLE").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+        return;
+    }
+    let checked_in = std::fs::read_to_string(&path).unwrap();
+    let first_difference = checked_in
+        .lines()
+        .zip(generated.lines())
+        .position(|(a, b)| a != b)
+        .map_or(
+            checked_in.lines().count().min(generated.lines().count()),
+            |i| i,
+        )
+        + 1;
+    assert!(
+        checked_in == generated,
+        "config/lorebase.example.yaml differs from the settings table (core/src/config/keys.rs) \
+         from line {first_difference}; regenerate it with: UPDATE_EXAMPLE=1 cargo test \
+         -p lorebase-herald-core --test integration the_example_file_is_generated"
+    );
+}
+
 #[test]
 fn the_example_file_lists_every_key_once() {
     let text = std::fs::read_to_string(example_path()).unwrap();
     let doc: Value = serde_norway::from_str(&text).unwrap();
-    let mut keys = leaves(&doc["herald"]);
-    let mut expected: Vec<String> = KEYS.iter().map(|k| k.to_string()).collect();
-    keys.sort();
+    let mut listed = leaves(&doc["herald"]);
+    let mut expected: Vec<String> = keys().map(str::to_string).collect();
+    listed.sort();
     expected.sort();
-    assert_eq!(keys, expected);
+    assert_eq!(listed, expected);
 }
 
 #[test]

@@ -1,214 +1,614 @@
-//! The table of settings keys: each key's type, its bounds, and where it goes
-//! in [`Settings`].
+//! The settings table: every key declared once, in the order of
+//! `config/lorebase.example.yaml`, with the comment and the default that file
+//! shows and the check that stores a value in [`Settings`] (its type and
+//! bounds). The key list ([`keys`]), the parsing of every layer's values
+//! ([`apply`]) and the example file ([`example_yaml`]) all come from it.
+//!
+//! A new key: a field (and its default) in [`Settings`] or a section of it,
+//! then one `key!` entry here (in the group and place it takes in the example
+//! file); then `UPDATE_EXAMPLE=1 cargo test -p lorebase-herald-core --test
+//! integration the_example_file_is_generated` rewrites the example file.
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::MIN_MAX_CHARS;
 use super::error::{ConfigError, SettingSource};
+use super::field::Field;
+use super::mcp::parse_servers;
 use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
 use super::{Settings, Transport};
 
-/// The sections of the `herald` mapping.
-pub(crate) const SECTIONS: [&str; 10] = [
-    "keeper", "http", "output", "changes", "kb", "tools", "mcp", "log", "metrics", "traces",
+/// Checks a key's value and stores it (`keeper.api_key` in the pending secret).
+type Setter = fn(&Field<'_>, &mut Settings, &mut Option<PendingSecret>) -> Result<(), ConfigError>;
+
+/// One settings key.
+struct Key {
+    /// Dotted below `herald` (`keeper.base_url`, `domain`).
+    key: &'static str,
+    /// Its comment in the example file, one entry a line.
+    doc: &'static [&'static str],
+    /// Its default, as the example file shows it (YAML).
+    default: &'static str,
+    /// Its type and bounds.
+    set: Setter,
+}
+
+/// Keys shown together in the example file: one section (`keeper`, `http`,
+/// ...), or top-level keys; `doc` is the comment above them.
+struct Group {
+    doc: &'static [&'static str],
+    keys: &'static [Key],
+}
+
+/// `key! { "section.name" = "default", |f, s| s.field = f.parser(bounds)?, ["comment", ...] }`:
+/// the key, its default as the example file shows it, how a value is checked
+/// (`f`, a [`Field`]) and stored (`s`, the [`Settings`]; `|f, s, pending|`
+/// also gets the pending API key), and its comment in the example file.
+macro_rules! key {
+    (
+        $key:literal = $default:literal,
+        |$f:ident, $s:ident, $p:ident| $set:expr,
+        [$($doc:literal),* $(,)?] $(,)?
+    ) => {
+        Key {
+            key: $key,
+            doc: &[$($doc),*],
+            default: $default,
+            set: |$f, $s, $p| {
+                $set;
+                Ok(())
+            },
+        }
+    };
+    (
+        $key:literal = $default:literal,
+        |$f:ident, $s:ident| $set:expr,
+        [$($doc:literal),* $(,)?] $(,)?
+    ) => {
+        key! { $key = $default, |$f, $s, _pending| $set, [$($doc),*] }
+    };
+}
+
+/// The comment at the top of the example file.
+const HEADER: &[&str] = &[
+    "Lorebase settings: the `herald` section (Lorebase Herald, the MCP server).",
+    "",
+    "Herald reads this file when LOREBASE_CONFIG names it. Every key is shown with",
+    "its default, so this file as it stands changes nothing. Layers, lowest first:",
+    "  1. this file (other top-level sections belong to other Lorebase services",
+    "     and are ignored by Herald);",
+    "  2. LOREBASE__HERALD__... variables, a double underscore going one level",
+    "     down: LOREBASE__HERALD__KEEPER__MAX_RETRIES=0, LOREBASE__HERALD__HTTP__PORT=8091;",
+    "  3. the short variables LOREBASE_URL, LOREBASE_API_KEY, LOREBASE_DOMAIN,",
+    "     LOREBASE_BRANCH;",
+    "  4. command-line flags, or the options object of the Node, Python and C",
+    "     bindings (same nested keys as this section).",
+    "In variables and flags, booleans are true/false, lists a JSON array",
+    "([\"a\",\"b\"]) or comma-separated (a,b), and an empty value unsets an optional key.",
+    "An unknown key, a wrong type or an impossible value stops Herald at startup",
+    "with one line naming the key and where it came from.",
+];
+
+/// Every key, grouped and ordered as the example file shows them.
+static GROUPS: &[Group] = &[
+    Group {
+        doc: &[],
+        keys: &[
+            key! { "keeper.base_url" = "http://127.0.0.1:8080",
+                |f, s| s.keeper.base_url = base_url(f)?,
+                [
+                    "Keeper's origin (http or https, no credentials in it). LOREBASE_URL.",
+                ],
+            },
+            key! { "keeper.api_key" = "null",
+                |f, _s, pending| *pending = api_key(f)?,
+                [
+                    "The key every stdio call carries (never used over Streamable HTTP, where",
+                    "each caller sends its own). A literal, secret://env/NAME or",
+                    "secret://file/PATH (secret://file//run/secrets/lorebase_agent_key).",
+                    "LOREBASE_API_KEY. null: no key (a Keeper in auth mode none).",
+                ],
+            },
+            key! { "keeper.max_retries" = "2",
+                |f, s| s.keeper.max_retries = f.int(0, 10)? as u32,
+                [
+                    "Resends after 429, 503 or an unreachable Keeper; 0 turns retries off (0-10).",
+                    "A write (lorebase_execute with dry_run: false) is resent only when it",
+                    "carries an idempotency_key.",
+                ],
+            },
+            key! { "keeper.retry_max_wait_s" = "5",
+                |f, s| s.keeper.retry_max_wait_s = f.int(0, 300)?,
+                [
+                    "Longest pause before a retry, in seconds (0-300); Retry-After is capped to it.",
+                    "Without Retry-After: exponential backoff with jitter.",
+                ],
+            },
+            key! { "keeper.trust_env" = "false",
+                |f, s| s.keeper.trust_env = f.bool()?,
+                [
+                    "Honor HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY. Refused together",
+                    "with verify_tls: false.",
+                ],
+            },
+            key! { "keeper.verify_tls" = "true",
+                |f, s| s.keeper.verify_tls = f.bool()?,
+                [
+                    "Verify Keeper's TLS certificate: against the system's roots, or the",
+                    "Mozilla roots bundled in Herald when the system has none (a minimal",
+                    "container image), and ca_file.",
+                ],
+            },
+            key! { "keeper.ca_file" = "null",
+                |f, s| s.keeper.ca_file = f.optional_string()?.map(PathBuf::from),
+                [
+                    "A PEM file of the private CA certificates that signed Keeper's",
+                    "certificate (/etc/lorebase/keeper-ca.pem): trusted besides the system's",
+                    "roots; where the system has none, instead of the bundled ones. A file",
+                    "that cannot be read stops Herald at startup. null: none.",
+                ],
+            },
+            key! { "keeper.timeout_s" = "30",
+                |f, s| s.keeper.timeout_s = f.int(1, 3600)?,
+                [
+                    "Longest time for one request to Keeper, in seconds (1-3600).",
+                ],
+            },
+            key! { "keeper.max_response_bytes" = "16777216",
+                |f, s| s.keeper.max_response_bytes = f.int(1024, 1 << 32)?,
+                [
+                    "Largest Keeper answer accepted, in bytes (at least 1024); larger ones are",
+                    "refused with an error instead of exhausting memory.",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &[],
+        keys: &[
+            key! { "domain" = "null",
+                |f, s| s.domain = f.optional_string()?,
+                [
+                    "The Domain used when a call names none. LOREBASE_DOMAIN.",
+                ],
+            },
+            key! { "branch" = "null",
+                |f, s| s.branch = f.optional_string()?,
+                [
+                    "The branch used when a call names none; null: the Domain's default branch.",
+                    "LOREBASE_BRANCH.",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &[],
+        keys: &[key! { "transport" = "stdio",
+            |f, s| s.transport = transport(f)?,
+            [
+                "stdio (one Herald per agent, started by the host) or streamable_http (one",
+                "shared Herald; each caller sends its own Authorization: Bearer key).",
+            ],
+        }],
+    },
+    Group {
+        doc: &["The Streamable HTTP listener."],
+        keys: &[
+            key! { "http.host" = "127.0.0.1",
+                |f, s| s.http.host = f.nonempty_string()?,
+                [],
+            },
+            key! { "http.port" = "8090",
+                |f, s| s.http.port = f.int(0, u16::MAX.into())? as u16,
+                [
+                    "0 picks a free port.",
+                ],
+            },
+            key! { "http.path" = "/mcp",
+                |f, s| s.http.path = http_path(f)?,
+                [],
+            },
+            key! { "http.allowed_hosts" = "[]",
+                |f, s| s.http.allowed_hosts = f.list()?,
+                [
+                    "Host header values accepted besides 127.0.0.1, localhost and [::1]",
+                    "(DNS rebinding protection); add the name agents use to reach Herald.",
+                ],
+            },
+            key! { "http.allowed_origins" = "[]",
+                |f, s| s.http.allowed_origins = origins(f)?,
+                [
+                    "Origin values accepted besides http://127.0.0.1 and http://localhost.",
+                ],
+            },
+            key! { "http.stateless" = "true",
+                |f, s| s.http.stateless = f.bool()?,
+                [
+                    "No sessions: any replica serves any call.",
+                ],
+            },
+            key! { "http.json_response" = "true",
+                |f, s| s.http.json_response = f.bool()?,
+                [
+                    "JSON responses instead of SSE streams.",
+                ],
+            },
+            key! { "http.allow_anonymous" = "false",
+                |f, s| s.http.allow_anonymous = f.bool()?,
+                [
+                    "Forward calls without an Authorization header to Keeper without a",
+                    "credential (only for a Keeper in auth mode none; keep off elsewhere).",
+                ],
+            },
+            key! { "http.max_body_bytes" = "1048576",
+                |f, s| s.http.max_body_bytes = f.int(1024, 1 << 30)? as usize,
+                [
+                    "Largest MCP request body accepted, in bytes (at least 1024).",
+                ],
+            },
+            key! { "http.max_connections" = "1024",
+                |f, s| s.http.max_connections = f.int(1, 1_000_000)? as usize,
+                [
+                    "Most connections open at once (keep it below the open-file limit,",
+                    "ulimit -n). At the limit a new connection closes the oldest one that has",
+                    "not delivered a whole request (a slow or idle client, at least a tenth",
+                    "of a second old), so slow clients cannot lock others out; when none can be",
+                    "closed (all busy with calls, or just opened), the new one is answered 503",
+                    "with Retry-After. Herald raises its soft open-file limit to the hard one",
+                    "at start, and uses less than this when the descriptors cannot hold it",
+                    "(the limit minus 384 for Keeper, the KB, logs and refusals; said once on",
+                    "stderr): at `ulimit -n 1024`, 640.",
+                ],
+            },
+            key! { "http.header_timeout_s" = "10",
+                |f, s| s.http.header_timeout_s = f.int(1, 3600)?,
+                [
+                    "Seconds a request's head may take, from the connection opening (or from",
+                    "the first byte of a later request on a kept-alive connection) (1-3600).",
+                ],
+            },
+            key! { "http.body_timeout_s" = "30",
+                |f, s| s.http.body_timeout_s = f.int(1, 3600)?,
+                [
+                    "Seconds a request's body may take after its head (1-3600).",
+                ],
+            },
+            key! { "http.idle_timeout_s" = "90",
+                |f, s| s.http.idle_timeout_s = f.int(1, 86_400)?,
+                [
+                    "Seconds a kept-alive connection may wait for its next request (1-86400).",
+                    "Keep it longer than a load balancer's upstream keep-alive timeout (nginx:",
+                    "keepalive_timeout in the upstream block, 60 s by default) so the balancer",
+                    "closes idle connections first.",
+                ],
+            },
+            key! { "http.drain_delay_s" = "0",
+                |f, s| s.http.drain_delay_s = f.int(0, 300)?,
+                [
+                    "On SIGTERM/SIGINT, /readyz turns 503 at once and Herald goes on",
+                    "accepting calls for this many seconds (0-300), so a balancer or",
+                    "Kubernetes stops routing to it before it stops listening (Kubernetes:",
+                    "a few seconds, in place of a preStop sleep the image has no shell for).",
+                ],
+            },
+            key! { "http.drain_timeout_s" = "25",
+                |f, s| s.http.drain_timeout_s = f.int(0, 3600)?,
+                [
+                    "Then the listener closes, connections that have not delivered a whole",
+                    "request are dropped, and in-flight calls get this many seconds to finish",
+                    "(0-3600), their answers carrying Connection: close; then Herald exits.",
+                ],
+            },
+            key! { "http.authorization_servers" = "[]",
+                |f, s| s.http.authorization_servers = authorization_servers(f)?,
+                [
+                    "The authorization servers (issuer URLs) that issue Lorebase credentials,",
+                    "for MCP hosts that implement the MCP authorization flow. When set, a",
+                    "request to the MCP path without an Authorization header is answered",
+                    "401 with WWW-Authenticate: Bearer resource_metadata=\"<origin>/.well-known/oauth-protected-resource<path>\",",
+                    "and that document (RFC 9728) is served. Empty: a call without a",
+                    "credential is an [unauthorized] tool error. Not with allow_anonymous.",
+                ],
+            },
+            key! { "http.resource_url" = "null",
+                |f, s| s.http.resource_url = resource_url(f)?,
+                [
+                    "The resource identifier in that document, the URL callers use",
+                    "(https://herald.example.com/mcp behind a TLS proxy); null: http://<Host><path>",
+                    "of the request.",
+                ],
+            },
+            key! { "http.tool_headers" = "true",
+                |f, s| s.http.tool_headers = f.bool()?,
+                [
+                    "Honor the request headers X-MCP-Readonly, X-MCP-Toolsets and X-MCP-Tools,",
+                    "which narrow the tools of one request (never widen what tools: allows).",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &["Output caps; every cut is marked, never silent."],
+        keys: &[
+            key! { "output.max_chars" = "12000",
+                |f, s| s.output.max_chars = f.int(MIN_MAX_CHARS as u64, 10_000_000)? as usize,
+                [
+                    "Longest tool output, in characters.",
+                ],
+            },
+            key! { "output.max_items" = "50",
+                |f, s| s.output.max_items = f.int(1, 100_000)? as usize,
+                [
+                    "Longest list, in items.",
+                ],
+            },
+            key! { "output.max_value_chars" = "500",
+                |f, s| s.output.max_value_chars = f.int(1, 10_000_000)? as usize,
+                [
+                    "Longest single value, in characters.",
+                ],
+            },
+            key! { "output.schemas" = "false",
+                |f, s| s.output.schemas = f.bool()?,
+                [
+                    "Declare each tool's output schema. Off (the default): a text answer is",
+                    "its text block alone, a json answer the JSON as text and as",
+                    "structuredContent, so hosts that show the model only structuredContent",
+                    "(Claude Code, Codex, opencode) show the compact text. On: MCP requires",
+                    "structuredContent with every success, so text answers carry the JSON",
+                    "shape as structuredContent too (their text block stays the compact text).",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &[],
+        keys: &[key! { "changes.max_pages" = "10",
+            |f, s| s.changes.max_pages = f.int(1, 10_000)? as u32,
+            ["Most branch-log pages lorebase_changes reads back to `since`."],
+        }],
+    },
+    Group {
+        doc: &[],
+        keys: &[
+            key! { "kb.dir" = "null",
+                |f, s| s.kb.dir = f.optional_string()?.map(PathBuf::from),
+                [
+                    "The markdown knowledge-base catalog served by kb_search and kb_get;",
+                    "null: no KB tools.",
+                ],
+            },
+            key! { "kb.index_wait_s" = "10",
+                |f, s| s.kb.index_wait_s = f.int(0, 3600)?,
+                [
+                    "The catalog is indexed in the background from startup (the MCP",
+                    "handshake never waits for it); a KB tool called before the index is",
+                    "ready waits this many seconds for it, then answers a tool error saying",
+                    "to retry.",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &["Which tools are served."],
+        keys: &[
+            key! { "tools.read_only" = "false",
+                |f, s| s.tools.read_only = f.bool()?,
+                [
+                    "Leave lorebase_execute out (the only tool that can write).",
+                ],
+            },
+            key! { "tools.allow" = "null",
+                |f, s| s.tools.allow = f.optional_list()?,
+                [
+                    "Serve only these tools (exact names); null: every tool.",
+                ],
+            },
+            key! { "tools.deny" = "[]",
+                |f, s| s.tools.deny = f.list()?,
+                [
+                    "Never serve these tools (exact names).",
+                ],
+            },
+            key! { "tools.always_load_context" = "true",
+                |f, s| s.tools.always_load_context = f.bool()?,
+                [
+                    "Mark lorebase_context for hosts that hide MCP tools behind a search",
+                    "(Claude Code: _meta \"anthropic/alwaysLoad\"), so the model has the tool",
+                    "that starts every task without searching for it. false: no mark.",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &[
+            "Remote MCP servers whose tools join Herald's own (Streamable HTTP only).",
+            "Each remote tool is served as <server>__<tool>, its description marked as",
+            "coming from an external server; a built-in tool wins a name collision.",
+            "Discovery runs at startup, all servers at once; a server that cannot be",
+            "reached is logged and skipped (it never stops Herald), and joins on the",
+            "next re-discovery (SIGHUP, or refresh_interval_s). Remote calls are never",
+            "retried (they are not assumed idempotent). Remote output is untrusted data",
+            "and goes through the same output caps.",
+            "In a variable: LOREBASE__HERALD__MCP__SERVERS='[{\"name\":\"runbooks\",\"url\":\"https://...\"}]'.",
+        ],
+        keys: &[
+            key! { "mcp.servers" = "[]",
+                |f, s| s.mcp.servers = parse_servers(f.raw).map_err(|e| f.invalid(e))?,
+                [
+                    "The servers, for example:",
+                    "servers:",
+                    "  - name: runbooks                        # tools appear as runbooks__<tool>",
+                    "    url: https://mcp.internal.example/mcp # Streamable HTTP endpoint",
+                    "    token_env: RUNBOOKS_MCP_TOKEN         # optional: variable holding a bearer token;",
+                    "                                          # refused over http:// to a public host",
+                    "    tools: [search, get]                  # exact-name allowlist; omit: every tool",
+                ],
+            },
+            key! { "mcp.require_allowlist" = "false",
+                |f, s| s.mcp.require_allowlist = f.bool()?,
+                [
+                    "Refuse to start unless every server declares a tools allowlist.",
+                ],
+            },
+            key! { "mcp.discovery_timeout_s" = "10",
+                |f, s| s.mcp.discovery_timeout_s = f.int(1, 600)?,
+                [
+                    "Longest discovery of all servers together at startup, in seconds (1-600).",
+                ],
+            },
+            key! { "mcp.call_timeout_s" = "60",
+                |f, s| s.mcp.call_timeout_s = f.int(1, 3600)?,
+                [
+                    "Longest remote tool call, in seconds (1-3600); the call is then abandoned.",
+                ],
+            },
+            key! { "mcp.refresh_interval_s" = "0",
+                |f, s| s.mcp.refresh_interval_s = f.int(0, 86_400)?,
+                [
+                    "Re-discover the remote tools every N seconds (0: at startup and on SIGHUP only).",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &[
+            "Logs (stderr) and the audit trail: one info line per tool call (time,",
+            "request and trace ids, tool, domain, branch, outcome code, duration, Keeper",
+            "requests, the caller's key fingerprint). docs/operations.md lists the fields.",
+        ],
+        keys: &[
+            key! { "log.format" = "text",
+                |f, s| s.log.format = log_format(f)?,
+                [
+                    "text, or json (one JSON object per line). --log-format.",
+                ],
+            },
+            key! { "log.audit_arguments" = "false",
+                |f, s| s.log.audit_arguments = f.bool()?,
+                [
+                    "Add the names of each call's arguments to its audit line (never values).",
+                ],
+            },
+            key! { "log.audit_file" = "null",
+                |f, s| s.log.audit_file = f.optional_string()?.map(PathBuf::from),
+                [
+                    "Also append every audit line to this file (never dropped, whatever the",
+                    "log level; bounded only by the disk). On stderr, lines are dropped and",
+                    "counted while nobody reads it. null: stderr only.",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &["Prometheus metrics (GET /metrics, text format); docs/operations.md names them."],
+        keys: &[
+            key! { "metrics.enabled" = "true",
+                |f, s| s.metrics.enabled = f.bool()?,
+                [],
+            },
+            key! { "metrics.host" = "127.0.0.1",
+                |f, s| s.metrics.host = f.nonempty_string()?,
+                [
+                    "Where a metrics listener of its own binds when port is set.",
+                ],
+            },
+            key! { "metrics.port" = "null",
+                |f, s| s.metrics.port = f.optional_int(0, u16::MAX.into())?.map(|p| p as u16),
+                [
+                    "A port of its own for /metrics (0 picks a free one, logged at start).",
+                    "null: /metrics on the Streamable HTTP listener, and no metrics at all",
+                    "over stdio.",
+                ],
+            },
+        ],
+    },
+    Group {
+        doc: &[
+            "Every Keeper request carries a W3C traceparent (continuing the caller's,",
+            "from the MCP request's _meta or the HTTP traceparent header) and an",
+            "X-Request-Id, whatever these settings are.",
+        ],
+        keys: &[
+            key! { "traces.otlp_endpoint" = "null",
+                |f, s| s.traces.otlp_endpoint = otlp_endpoint(f)?,
+                [
+                    "Export spans over OTLP/HTTP (JSON) to this endpoint, such as",
+                    "http://127.0.0.1:4318/v1/traces (a URL without a path gets /v1/traces).",
+                    "null: no export.",
+                ],
+            },
+            key! { "traces.service_name" = "lorebase-herald",
+                |f, s| s.traces.service_name = f.nonempty_string()?,
+                [
+                    "service.name of the exported spans.",
+                ],
+            },
+        ],
+    },
 ];
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
-pub const KEYS: [&str; 54] = [
-    "keeper.base_url",
-    "keeper.api_key",
-    "keeper.max_retries",
-    "keeper.retry_max_wait_s",
-    "keeper.trust_env",
-    "keeper.verify_tls",
-    "keeper.ca_file",
-    "keeper.timeout_s",
-    "keeper.max_response_bytes",
-    "domain",
-    "branch",
-    "transport",
-    "http.host",
-    "http.port",
-    "http.path",
-    "http.allowed_hosts",
-    "http.allowed_origins",
-    "http.stateless",
-    "http.json_response",
-    "http.allow_anonymous",
-    "http.max_body_bytes",
-    "http.max_connections",
-    "http.header_timeout_s",
-    "http.body_timeout_s",
-    "http.idle_timeout_s",
-    "http.drain_delay_s",
-    "http.drain_timeout_s",
-    "http.authorization_servers",
-    "http.resource_url",
-    "http.tool_headers",
-    "output.max_chars",
-    "output.max_items",
-    "output.max_value_chars",
-    "output.schemas",
-    "changes.max_pages",
-    "kb.dir",
-    "kb.index_wait_s",
-    "tools.read_only",
-    "tools.allow",
-    "tools.deny",
-    "tools.always_load_context",
-    "mcp.servers",
-    "mcp.require_allowlist",
-    "mcp.discovery_timeout_s",
-    "mcp.call_timeout_s",
-    "mcp.refresh_interval_s",
-    "log.format",
-    "log.audit_arguments",
-    "log.audit_file",
-    "metrics.enabled",
-    "metrics.host",
-    "metrics.port",
-    "traces.otlp_endpoint",
-    "traces.service_name",
-];
+pub fn keys() -> impl Iterator<Item = &'static str> {
+    entries().map(|k| k.key)
+}
+
+fn entries() -> impl Iterator<Item = &'static Key> {
+    GROUPS.iter().flat_map(|g| g.keys)
+}
+
+/// The section of a dotted key (`keeper` of `keeper.base_url`), none for a
+/// top-level key.
+fn section_of(key: &str) -> Option<&str> {
+    key.split_once('.').map(|(section, _)| section)
+}
 
 /// Whether `key` is a settings key.
 pub(crate) fn is_known_key(key: &str) -> bool {
-    KEYS.contains(&key)
+    entries().any(|k| k.key == key)
 }
 
-/// A key's value being checked, with what the error needs.
-struct Field<'a> {
-    key: &'a str,
-    raw: &'a RawValue,
-    source: &'a SettingSource,
+/// Whether `name` is a section of the `herald` mapping (`keeper`, `http`, ...).
+pub(crate) fn is_section(name: &str) -> bool {
+    entries().any(|k| section_of(k.key) == Some(name))
 }
 
-impl Field<'_> {
-    fn invalid(&self, reason: impl Into<String>) -> ConfigError {
-        ConfigError::Invalid {
-            key: self.key.to_string(),
-            origin: self.source.clone(),
-            reason: reason.into(),
+/// The text of `config/lorebase.example.yaml`: every key with its comment and
+/// its default, generated from the settings table.
+pub fn example_yaml() -> String {
+    fn comment(out: &mut String, indent: &str, lines: &[&str]) {
+        for line in lines {
+            let sep = if line.is_empty() { "" } else { " " };
+            out.push_str(&format!("{indent}#{sep}{line}\n"));
         }
     }
-
-    /// Quotes the value for an error message (short, never for secrets).
-    fn shown(&self) -> String {
-        let text = match self.raw {
-            RawValue::Json(v) => v.to_string(),
-            RawValue::Text(t) => format!("{t:?}"),
-        };
-        if text.chars().count() > 60 {
-            format!("{}...", text.chars().take(60).collect::<String>())
-        } else {
-            text
+    let mut out = String::new();
+    comment(&mut out, "", HEADER);
+    out.push_str("\nherald:\n");
+    for (i, group) in GROUPS.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
         }
-    }
-
-    fn string(&self) -> Result<String, ConfigError> {
-        match self.raw {
-            RawValue::Json(Value::String(s)) | RawValue::Text(s) => Ok(s.trim().to_string()),
-            _ => Err(self.invalid(format!("expected a string, got {}", self.shown()))),
-        }
-    }
-
-    fn nonempty_string(&self) -> Result<String, ConfigError> {
-        let s = self.string()?;
-        if s.is_empty() {
-            return Err(self.invalid("must not be empty"));
-        }
-        Ok(s)
-    }
-
-    /// Unset when null or empty.
-    fn optional_string(&self) -> Result<Option<String>, ConfigError> {
-        match self.raw {
-            RawValue::Json(Value::Null) => Ok(None),
-            _ => Ok(Some(self.string()?).filter(|s| !s.is_empty())),
-        }
-    }
-
-    fn bool(&self) -> Result<bool, ConfigError> {
-        match self.raw {
-            RawValue::Json(Value::Bool(b)) => Ok(*b),
-            RawValue::Text(t) => match t.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" | "yes" | "on" => Ok(true),
-                "false" | "0" | "no" | "off" => Ok(false),
-                _ => Err(self.invalid(format!("expected true or false, got {}", self.shown()))),
-            },
-            _ => Err(self.invalid(format!("expected true or false, got {}", self.shown()))),
-        }
-    }
-
-    fn int(&self, min: u64, max: u64) -> Result<u64, ConfigError> {
-        let n = match self.raw {
-            RawValue::Json(Value::Number(n)) => n.as_u64(),
-            RawValue::Text(t) => t.trim().parse::<u64>().ok(),
-            _ => None,
-        };
-        match n {
-            Some(n) if (min..=max).contains(&n) => Ok(n),
-            _ => Err(self.invalid(format!(
-                "expected a whole number from {min} to {max}, got {}",
-                self.shown()
-            ))),
-        }
-    }
-
-    /// Unset when null or empty text.
-    fn optional_int(&self, min: u64, max: u64) -> Result<Option<u64>, ConfigError> {
-        match self.raw {
-            RawValue::Json(Value::Null) => Ok(None),
-            RawValue::Text(t) if t.trim().is_empty() => Ok(None),
-            _ => self.int(min, max).map(Some),
-        }
-    }
-
-    /// A list: a YAML/JSON array of strings, or text as a JSON array or
-    /// comma-separated. Entries must not be empty.
-    fn list(&self) -> Result<Vec<String>, ConfigError> {
-        let items: Vec<Value> = match self.raw {
-            RawValue::Json(Value::Array(a)) => a.clone(),
-            RawValue::Json(Value::Null) => Vec::new(),
-            RawValue::Text(t) if t.trim_start().starts_with('[') => {
-                match serde_json::from_str::<Vec<Value>>(t) {
-                    Ok(a) => a,
-                    Err(e) => return Err(self.invalid(format!("invalid JSON list: {e}"))),
-                }
+        comment(&mut out, "  ", group.doc);
+        let section = group.keys.first().and_then(|k| section_of(k.key));
+        let indent = match section {
+            Some(section) => {
+                out.push_str(&format!("  {section}:\n"));
+                "    "
             }
-            RawValue::Text(t) => t
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| Value::String(s.into()))
-                .collect(),
-            _ => {
-                return Err(
-                    self.invalid(format!("expected a list of strings, got {}", self.shown()))
-                );
-            }
+            None => "  ",
         };
-        items
-            .into_iter()
-            .map(|v| match v {
-                Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-                other => Err(self.invalid(format!(
-                    "expected a list of non-empty strings, got the entry {other}"
-                ))),
-            })
-            .collect()
-    }
-
-    /// Unset when null.
-    fn optional_list(&self) -> Result<Option<Vec<String>>, ConfigError> {
-        match self.raw {
-            RawValue::Json(Value::Null) => Ok(None),
-            _ => self.list().map(Some),
+        for key in group.keys {
+            comment(&mut out, indent, key.doc);
+            let name = key.key.rsplit('.').next().unwrap_or(key.key);
+            out.push_str(&format!("{indent}{name}: {}\n", key.default));
         }
     }
+    out
 }
 
 /// `keeper.api_key` before its reference is resolved.
@@ -226,150 +626,94 @@ pub(crate) fn apply(
     raw: &RawValue,
     source: &SettingSource,
 ) -> Result<(), ConfigError> {
-    let f = Field { key, raw, source };
-    let k = &mut settings.keeper;
-    let h = &mut settings.http;
-    let o = &mut settings.output;
-    match key {
-        "keeper.base_url" => k.base_url = base_url(&f)?,
-        "keeper.api_key" => {
-            *api_key = match raw {
-                RawValue::Json(Value::Null) => None,
-                RawValue::Json(Value::String(s)) | RawValue::Text(s) if s.trim().is_empty() => None,
-                RawValue::Json(Value::String(s)) | RawValue::Text(s) => Some(PendingSecret {
-                    text: s.trim().to_string(),
-                    source: source.clone(),
-                }),
-                // Never quote a secret's value, even a mistyped one.
-                _ => {
-                    return Err(f.invalid(
-                        "expected a string (a key, secret://env/NAME or secret://file/PATH)",
-                    ));
-                }
-            }
-        }
-        "keeper.max_retries" => k.max_retries = f.int(0, 10)? as u32,
-        "keeper.retry_max_wait_s" => k.retry_max_wait_s = f.int(0, 300)?,
-        "keeper.trust_env" => k.trust_env = f.bool()?,
-        "keeper.verify_tls" => k.verify_tls = f.bool()?,
-        "keeper.ca_file" => k.ca_file = f.optional_string()?.map(PathBuf::from),
-        "keeper.timeout_s" => k.timeout_s = f.int(1, 3600)?,
-        "keeper.max_response_bytes" => k.max_response_bytes = f.int(1024, 1 << 32)?,
-        "domain" => settings.domain = f.optional_string()?,
-        "branch" => settings.branch = f.optional_string()?,
-        "transport" => settings.transport = transport(&f)?,
-        "http.host" => h.host = f.nonempty_string()?,
-        "http.port" => h.port = f.int(0, u16::MAX.into())? as u16,
-        "http.path" => {
-            let path = f.nonempty_string()?;
-            if !path.starts_with('/')
-                || path
-                    .chars()
-                    .any(|c| c.is_whitespace() || c == '?' || c == '#')
-            {
-                return Err(f.invalid(format!(
-                    "expected a path starting with /, got {}",
-                    f.shown()
-                )));
-            }
-            h.path = path;
-        }
-        "http.allowed_hosts" => h.allowed_hosts = f.list()?,
-        "http.allowed_origins" => {
-            let origins = f.list()?;
-            if let Some(bad) = origins
-                .iter()
-                .find(|o| !(o.starts_with("http://") || o.starts_with("https://")))
-            {
-                return Err(f.invalid(format!(
-                    "an origin is scheme://host[:port], such as http://localhost; got {bad:?}"
-                )));
-            }
-            h.allowed_origins = origins;
-        }
-        "http.stateless" => h.stateless = f.bool()?,
-        "http.json_response" => h.json_response = f.bool()?,
-        "http.allow_anonymous" => h.allow_anonymous = f.bool()?,
-        "http.max_body_bytes" => h.max_body_bytes = f.int(1024, 1 << 30)? as usize,
-        "http.max_connections" => h.max_connections = f.int(1, 1_000_000)? as usize,
-        "http.header_timeout_s" => h.header_timeout_s = f.int(1, 3600)?,
-        "http.body_timeout_s" => h.body_timeout_s = f.int(1, 3600)?,
-        "http.idle_timeout_s" => h.idle_timeout_s = f.int(1, 86_400)?,
-        "http.drain_delay_s" => h.drain_delay_s = f.int(0, 300)?,
-        "http.drain_timeout_s" => h.drain_timeout_s = f.int(0, 3600)?,
-        "http.authorization_servers" => {
-            let servers = f.list()?;
-            if let Some(bad) = servers.iter().find(|s| !is_plain_http_url(s)) {
-                return Err(f.invalid(format!(
-                    "an authorization server is its issuer URL, such as https://auth.example.com; got {bad:?}"
-                )));
-            }
-            h.authorization_servers = servers;
-        }
-        "http.resource_url" => {
-            let url = f.optional_string()?;
-            if url.as_deref().is_some_and(|u| !is_plain_http_url(u)) {
-                return Err(f.invalid(format!(
-                    "expected the URL callers use, such as https://herald.example.com/mcp; got {}",
-                    f.shown()
-                )));
-            }
-            h.resource_url = url;
-        }
-        "http.tool_headers" => h.tool_headers = f.bool()?,
-        "output.max_chars" => {
-            o.max_chars = f.int(super::MIN_MAX_CHARS as u64, 10_000_000)? as usize
-        }
-        "output.max_items" => o.max_items = f.int(1, 100_000)? as usize,
-        "output.max_value_chars" => o.max_value_chars = f.int(1, 10_000_000)? as usize,
-        "output.schemas" => o.schemas = f.bool()?,
-        "changes.max_pages" => settings.changes.max_pages = f.int(1, 10_000)? as u32,
-        "kb.dir" => settings.kb.dir = f.optional_string()?.map(PathBuf::from),
-        "kb.index_wait_s" => settings.kb.index_wait_s = f.int(0, 3600)?,
-        "tools.read_only" => settings.tools.read_only = f.bool()?,
-        "tools.allow" => settings.tools.allow = f.optional_list()?,
-        "tools.deny" => settings.tools.deny = f.list()?,
-        "tools.always_load_context" => settings.tools.always_load_context = f.bool()?,
-        "mcp.servers" => {
-            settings.mcp.servers = super::mcp::parse_servers(raw).map_err(|e| f.invalid(e))?
-        }
-        "mcp.require_allowlist" => settings.mcp.require_allowlist = f.bool()?,
-        "mcp.discovery_timeout_s" => settings.mcp.discovery_timeout_s = f.int(1, 600)?,
-        "mcp.call_timeout_s" => settings.mcp.call_timeout_s = f.int(1, 3600)?,
-        "mcp.refresh_interval_s" => settings.mcp.refresh_interval_s = f.int(0, 86_400)?,
-        "log.format" => {
-            settings.log.format = LogFormat::parse(&f.string()?)
-                .ok_or_else(|| f.invalid(format!("expected text or json, got {}", f.shown())))?
-        }
-        "log.audit_arguments" => settings.log.audit_arguments = f.bool()?,
-        "log.audit_file" => settings.log.audit_file = f.optional_string()?.map(PathBuf::from),
-        "metrics.enabled" => settings.metrics.enabled = f.bool()?,
-        "metrics.host" => settings.metrics.host = f.nonempty_string()?,
-        "metrics.port" => {
-            settings.metrics.port = f.optional_int(0, u16::MAX.into())?.map(|p| p as u16)
-        }
-        "traces.otlp_endpoint" => {
-            let endpoint = f.optional_string()?;
-            if endpoint
-                .as_deref()
-                .is_some_and(|e| otlp_traces_url(e).is_none())
-            {
-                return Err(f.invalid(format!(
-                    "expected an OTLP/HTTP URL such as http://127.0.0.1:4318/v1/traces, got {}",
-                    f.shown()
-                )));
-            }
-            settings.traces.otlp_endpoint = endpoint;
-        }
-        "traces.service_name" => settings.traces.service_name = f.nonempty_string()?,
-        _ => {
-            return Err(ConfigError::UnknownKey {
-                key: key.to_string(),
-                origin: source.clone(),
-            });
-        }
+    let Some(entry) = entries().find(|k| k.key == key) else {
+        return Err(ConfigError::UnknownKey {
+            key: key.to_string(),
+            origin: source.clone(),
+        });
+    };
+    (entry.set)(&Field { key, raw, source }, settings, api_key)
+}
+
+fn api_key(f: &Field<'_>) -> Result<Option<PendingSecret>, ConfigError> {
+    match f.raw {
+        RawValue::Json(Value::Null) => Ok(None),
+        RawValue::Json(Value::String(s)) | RawValue::Text(s) if s.trim().is_empty() => Ok(None),
+        RawValue::Json(Value::String(s)) | RawValue::Text(s) => Ok(Some(PendingSecret {
+            text: s.trim().to_string(),
+            source: f.source.clone(),
+        })),
+        // Never quote a secret's value, even a mistyped one.
+        _ => Err(f.invalid("expected a string (a key, secret://env/NAME or secret://file/PATH)")),
     }
-    Ok(())
+}
+
+fn http_path(f: &Field<'_>) -> Result<String, ConfigError> {
+    let path = f.nonempty_string()?;
+    if !path.starts_with('/')
+        || path
+            .chars()
+            .any(|c| c.is_whitespace() || c == '?' || c == '#')
+    {
+        return Err(f.invalid(format!(
+            "expected a path starting with /, got {}",
+            f.shown()
+        )));
+    }
+    Ok(path)
+}
+
+fn origins(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
+    let origins = f.list()?;
+    if let Some(bad) = origins
+        .iter()
+        .find(|o| !(o.starts_with("http://") || o.starts_with("https://")))
+    {
+        return Err(f.invalid(format!(
+            "an origin is scheme://host[:port], such as http://localhost; got {bad:?}"
+        )));
+    }
+    Ok(origins)
+}
+
+fn authorization_servers(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
+    let servers = f.list()?;
+    if let Some(bad) = servers.iter().find(|s| !is_plain_http_url(s)) {
+        return Err(f.invalid(format!(
+            "an authorization server is its issuer URL, such as https://auth.example.com; got {bad:?}"
+        )));
+    }
+    Ok(servers)
+}
+
+fn resource_url(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    let url = f.optional_string()?;
+    if url.as_deref().is_some_and(|u| !is_plain_http_url(u)) {
+        return Err(f.invalid(format!(
+            "expected the URL callers use, such as https://herald.example.com/mcp; got {}",
+            f.shown()
+        )));
+    }
+    Ok(url)
+}
+
+fn log_format(f: &Field<'_>) -> Result<LogFormat, ConfigError> {
+    LogFormat::parse(&f.string()?)
+        .ok_or_else(|| f.invalid(format!("expected text or json, got {}", f.shown())))
+}
+
+fn otlp_endpoint(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    let endpoint = f.optional_string()?;
+    if endpoint
+        .as_deref()
+        .is_some_and(|e| otlp_traces_url(e).is_none())
+    {
+        return Err(f.invalid(format!(
+            "expected an OTLP/HTTP URL such as http://127.0.0.1:4318/v1/traces, got {}",
+            f.shown()
+        )));
+    }
+    Ok(endpoint)
 }
 
 fn transport(f: &Field<'_>) -> Result<Transport, ConfigError> {
@@ -408,4 +752,23 @@ fn base_url(f: &Field<'_>) -> Result<String, ConfigError> {
         )));
     }
     Ok(text.trim_end_matches('/').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_each_group_is_one_section() {
+        let mut seen = std::collections::BTreeSet::new();
+        for key in keys() {
+            assert!(seen.insert(key), "{key} is declared twice");
+        }
+        for group in GROUPS {
+            let section = section_of(group.keys[0].key);
+            for key in group.keys {
+                assert_eq!(section_of(key.key), section, "{} in its group", key.key);
+            }
+        }
+    }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::error::{ConfigError, SettingSource};
-use super::keys::{SECTIONS, is_known_key};
+use super::keys::{is_known_key, is_section};
 use super::raw::{Layered, RawValue};
 
 /// The top layer of the settings: flags or binding options, each value with a
@@ -216,11 +216,11 @@ fn flatten(
         } else {
             format!("{prefix}.{name}")
         };
-        let is_section = SECTIONS.contains(&key.as_str());
+        let section = is_section(&key);
         match value {
-            Value::Object(inner) if is_section => flatten(inner, &key, src, out)?,
-            Value::Null if is_section => {}
-            _ if is_section => {
+            Value::Object(inner) if section => flatten(inner, &key, src, out)?,
+            Value::Null if section => {}
+            _ if section => {
                 return Err(ConfigError::Invalid {
                     key,
                     origin: src.clone(),

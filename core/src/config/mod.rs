@@ -10,7 +10,9 @@
 //! 4. [`Overrides`]: flags or binding options, each labelled with its source
 //!    (`--port`, `options`).
 //!
-//! Every key and its default is in `config/lorebase.example.yaml` ([`KEYS`]).
+//! Every key is declared once, in the settings table of `keys.rs` (its type,
+//! bounds, comment and default); the key list ([`keys`]), the checks and
+//! `config/lorebase.example.yaml` ([`example_yaml`]) come from it.
 //! Text values (variables, text flags) are parsed by the key's type: booleans
 //! as `true`/`false` (or `1`/`0`, `yes`/`no`), lists as a JSON array or
 //! comma-separated; an empty text unsets an optional key. An unknown key, a
@@ -27,6 +29,7 @@
 //! ```
 
 mod error;
+mod field;
 pub mod host;
 mod keys;
 mod layers;
@@ -42,7 +45,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use error::{ConfigError, SettingSource};
-pub use keys::KEYS;
+pub use keys::{example_yaml, keys};
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
 pub use load::process_env;
 pub use mcp::{MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings};
