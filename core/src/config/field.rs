@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
+use super::Transport;
 use super::error::{ConfigError, SettingSource};
+use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
 
 /// A key's value being checked, with what the error needs.
@@ -137,4 +139,112 @@ impl Field<'_> {
             _ => self.list().map(Some),
         }
     }
+}
+
+// The checks of the keys whose values have a shape beyond their type.
+
+pub(super) fn http_path(f: &Field<'_>) -> Result<String, ConfigError> {
+    let path = f.nonempty_string()?;
+    if !path.starts_with('/')
+        || path
+            .chars()
+            .any(|c| c.is_whitespace() || c == '?' || c == '#')
+    {
+        return Err(f.invalid(format!(
+            "expected a path starting with /, got {}",
+            f.shown()
+        )));
+    }
+    Ok(path)
+}
+
+pub(super) fn origins(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
+    let origins = f.list()?;
+    if let Some(bad) = origins
+        .iter()
+        .find(|o| !(o.starts_with("http://") || o.starts_with("https://")))
+    {
+        return Err(f.invalid(format!(
+            "an origin is scheme://host[:port], such as http://localhost; got {bad:?}"
+        )));
+    }
+    Ok(origins)
+}
+
+pub(super) fn authorization_servers(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
+    let servers = f.list()?;
+    if let Some(bad) = servers.iter().find(|s| !is_plain_http_url(s)) {
+        return Err(f.invalid(format!(
+            "an authorization server is its issuer URL, such as https://auth.example.com; got {bad:?}"
+        )));
+    }
+    Ok(servers)
+}
+
+pub(super) fn resource_url(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    let url = f.optional_string()?;
+    if url.as_deref().is_some_and(|u| !is_plain_http_url(u)) {
+        return Err(f.invalid(format!(
+            "expected the URL callers use, such as https://herald.example.com/mcp; got {}",
+            f.shown()
+        )));
+    }
+    Ok(url)
+}
+
+pub(super) fn log_format(f: &Field<'_>) -> Result<LogFormat, ConfigError> {
+    LogFormat::parse(&f.string()?)
+        .ok_or_else(|| f.invalid(format!("expected text or json, got {}", f.shown())))
+}
+
+pub(super) fn otlp_endpoint(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    let endpoint = f.optional_string()?;
+    if endpoint
+        .as_deref()
+        .is_some_and(|e| otlp_traces_url(e).is_none())
+    {
+        return Err(f.invalid(format!(
+            "expected an OTLP/HTTP URL such as http://127.0.0.1:4318/v1/traces, got {}",
+            f.shown()
+        )));
+    }
+    Ok(endpoint)
+}
+
+pub(super) fn transport(f: &Field<'_>) -> Result<Transport, ConfigError> {
+    match f.string()?.as_str() {
+        "stdio" => Ok(Transport::Stdio),
+        "streamable_http" => Ok(Transport::StreamableHttp),
+        _ => Err(f.invalid(format!(
+            "expected stdio or streamable_http, got {}",
+            f.shown()
+        ))),
+    }
+}
+
+/// Keeper's origin: http or https, a host, no credentials, query or fragment.
+pub(super) fn base_url(f: &Field<'_>) -> Result<String, ConfigError> {
+    let text = f.nonempty_string()?;
+    let url = url::Url::parse(&text).map_err(|e| {
+        f.invalid(format!(
+            "expected a URL such as http://127.0.0.1:8080 ({e})"
+        ))
+    })?;
+    if !url.username().is_empty() || url.password().is_some() {
+        // Do not quote it: it holds credentials.
+        return Err(f.invalid("must not contain credentials; use herald.keeper.api_key"));
+    }
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(f.invalid(format!(
+            "expected an http:// or https:// URL, got {}",
+            f.shown()
+        )));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(f.invalid(format!(
+            "expected a URL without query or fragment, got {}",
+            f.shown()
+        )));
+    }
+    Ok(text.trim_end_matches('/').to_string())
 }

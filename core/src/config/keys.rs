@@ -14,12 +14,14 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::MIN_MAX_CHARS;
+use super::Settings;
 use super::error::{ConfigError, SettingSource};
-use super::field::Field;
+use super::field::{
+    Field, authorization_servers, base_url, http_path, log_format, origins, otlp_endpoint,
+    resource_url, transport,
+};
 use super::mcp::parse_servers;
-use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
-use super::{Settings, Transport};
 
 /// Checks a key's value and stores it (`keeper.api_key` in the pending secret).
 type Setter = fn(&Field<'_>, &mut Settings, &mut Option<PendingSecret>) -> Result<(), ConfigError>;
@@ -646,112 +648,6 @@ fn api_key(f: &Field<'_>) -> Result<Option<PendingSecret>, ConfigError> {
         // Never quote a secret's value, even a mistyped one.
         _ => Err(f.invalid("expected a string (a key, secret://env/NAME or secret://file/PATH)")),
     }
-}
-
-fn http_path(f: &Field<'_>) -> Result<String, ConfigError> {
-    let path = f.nonempty_string()?;
-    if !path.starts_with('/')
-        || path
-            .chars()
-            .any(|c| c.is_whitespace() || c == '?' || c == '#')
-    {
-        return Err(f.invalid(format!(
-            "expected a path starting with /, got {}",
-            f.shown()
-        )));
-    }
-    Ok(path)
-}
-
-fn origins(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
-    let origins = f.list()?;
-    if let Some(bad) = origins
-        .iter()
-        .find(|o| !(o.starts_with("http://") || o.starts_with("https://")))
-    {
-        return Err(f.invalid(format!(
-            "an origin is scheme://host[:port], such as http://localhost; got {bad:?}"
-        )));
-    }
-    Ok(origins)
-}
-
-fn authorization_servers(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
-    let servers = f.list()?;
-    if let Some(bad) = servers.iter().find(|s| !is_plain_http_url(s)) {
-        return Err(f.invalid(format!(
-            "an authorization server is its issuer URL, such as https://auth.example.com; got {bad:?}"
-        )));
-    }
-    Ok(servers)
-}
-
-fn resource_url(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
-    let url = f.optional_string()?;
-    if url.as_deref().is_some_and(|u| !is_plain_http_url(u)) {
-        return Err(f.invalid(format!(
-            "expected the URL callers use, such as https://herald.example.com/mcp; got {}",
-            f.shown()
-        )));
-    }
-    Ok(url)
-}
-
-fn log_format(f: &Field<'_>) -> Result<LogFormat, ConfigError> {
-    LogFormat::parse(&f.string()?)
-        .ok_or_else(|| f.invalid(format!("expected text or json, got {}", f.shown())))
-}
-
-fn otlp_endpoint(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
-    let endpoint = f.optional_string()?;
-    if endpoint
-        .as_deref()
-        .is_some_and(|e| otlp_traces_url(e).is_none())
-    {
-        return Err(f.invalid(format!(
-            "expected an OTLP/HTTP URL such as http://127.0.0.1:4318/v1/traces, got {}",
-            f.shown()
-        )));
-    }
-    Ok(endpoint)
-}
-
-fn transport(f: &Field<'_>) -> Result<Transport, ConfigError> {
-    match f.string()?.as_str() {
-        "stdio" => Ok(Transport::Stdio),
-        "streamable_http" => Ok(Transport::StreamableHttp),
-        _ => Err(f.invalid(format!(
-            "expected stdio or streamable_http, got {}",
-            f.shown()
-        ))),
-    }
-}
-
-/// Keeper's origin: http or https, a host, no credentials, query or fragment.
-fn base_url(f: &Field<'_>) -> Result<String, ConfigError> {
-    let text = f.nonempty_string()?;
-    let url = url::Url::parse(&text).map_err(|e| {
-        f.invalid(format!(
-            "expected a URL such as http://127.0.0.1:8080 ({e})"
-        ))
-    })?;
-    if !url.username().is_empty() || url.password().is_some() {
-        // Do not quote it: it holds credentials.
-        return Err(f.invalid("must not contain credentials; use herald.keeper.api_key"));
-    }
-    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return Err(f.invalid(format!(
-            "expected an http:// or https:// URL, got {}",
-            f.shown()
-        )));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(f.invalid(format!(
-            "expected a URL without query or fragment, got {}",
-            f.shown()
-        )));
-    }
-    Ok(text.trim_end_matches('/').to_string())
 }
 
 #[cfg(test)]
