@@ -90,7 +90,7 @@ fn tool_call(c: &mut Criterion) {
                 let answer = floor_client.get(&record_url).send().await.expect("floor");
                 black_box(answer.bytes().await.expect("floor body"))
             })
-        })
+        });
     });
     bench_call(
         &mut group,
@@ -165,7 +165,7 @@ fn bench_call(
                     .expect("served");
                 black_box(out)
             })
-        })
+        });
     });
 }
 

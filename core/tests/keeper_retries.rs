@@ -121,7 +121,12 @@ async fn max_retries_0_never_resends() {
         sb.inject(fault.times(3));
         let before = sb.request_count();
         let e = read(&k).await.unwrap_err();
-        assert!(e.code().known().is_some_and(|c| c.is_transient()), "{e}");
+        assert!(
+            e.code()
+                .known()
+                .is_some_and(herald_core::keeper::model::ProblemCode::is_transient),
+            "{e}"
+        );
         assert_eq!(sb.request_count() - before, 1, "{e}");
         sb.clear_faults();
     }

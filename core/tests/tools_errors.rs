@@ -208,7 +208,7 @@ async fn keeper_problems_come_back_with_their_code_and_next_step() {
     .unwrap();
     let key = sandbox.key_of("agt_risk_bot").unwrap().to_string();
     let t = toolbox_on(&sandbox.url(), "supply", |s| {
-        s.keeper.api_key = Some(Secret::new(key))
+        s.keeper.api_key = Some(Secret::new(key));
     });
     let not_found = call(&t, "lorebase_get", json!({"ref": "Supplier/S-9999"})).await;
     assert_error(&not_found, "not-found");
@@ -358,7 +358,7 @@ async fn transient_failures_say_when_to_retry() {
         l.local_addr().unwrap().port()
     };
     let closed = toolbox_on(&format!("http://127.0.0.1:{port}"), "supply", |s| {
-        s.keeper.max_retries = 0
+        s.keeper.max_retries = 0;
     });
     let out = call(&closed, "lorebase_get", json!({"ref": "Supplier/S-1001"})).await;
     assert_error(&out, "keeper-unavailable");

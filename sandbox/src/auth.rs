@@ -106,8 +106,8 @@ impl Principal {
 fn sample_principals() -> Vec<Principal> {
     let p = |id: &str, roles: &[&str], ops: &[&str]| Principal {
         id: id.into(),
-        roles: roles.iter().map(|s| s.to_string()).collect(),
-        operations: ops.iter().map(|s| s.to_string()).collect(),
+        roles: roles.iter().map(std::string::ToString::to_string).collect(),
+        operations: ops.iter().map(std::string::ToString::to_string).collect(),
     };
     vec![
         p("agt_reader", &["agent-reader"], &[]),

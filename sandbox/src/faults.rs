@@ -183,7 +183,9 @@ impl FaultQueue {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Fault>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -62,11 +62,15 @@ impl AppState {
     }
 
     fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, DomainState>> {
-        self.domains.read().unwrap_or_else(|p| p.into_inner())
+        self.domains
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, DomainState>> {
-        self.domains.write().unwrap_or_else(|p| p.into_inner())
+        self.domains
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn missing(domain: &str) -> ApiError {

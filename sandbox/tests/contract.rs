@@ -51,7 +51,7 @@ fn herald_codes() -> Vec<String> {
         "keeper-unavailable",
     ]
     .iter()
-    .map(|s| s.to_string())
+    .map(std::string::ToString::to_string)
     .collect()
 }
 
@@ -369,7 +369,7 @@ fn the_check_refuses_answers_that_drift() {
     wrong["revision"] = json!("not-hex");
     for (status, body) in [(200, missing), (200, extra), (200, wrong), (418, good)] {
         let r = std::panic::catch_unwind(|| {
-            contract().check("GET", path, status, "application/json", None, &body)
+            contract().check("GET", path, status, "application/json", None, &body);
         });
         assert!(r.is_err(), "{status} {body} passed");
     }

@@ -92,7 +92,11 @@ pub fn tools_text(tools: &[Tool], source: impl Fn(&str) -> String) -> String {
         let title = tool
             .title
             .clone()
-            .or_else(|| tool.description.as_ref().map(|d| d.to_string()))
+            .or_else(|| {
+                tool.description
+                    .as_ref()
+                    .map(std::string::ToString::to_string)
+            })
             .unwrap_or_default();
         out.push_str(&format!(
             "{:width$}  {:9}  {:source_width$}  {}\n",

@@ -184,7 +184,9 @@ impl Default for ConnectionTable {
 
 impl ConnectionTable {
     fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {
-        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Connections open (evicted ones no longer count).

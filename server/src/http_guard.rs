@@ -54,7 +54,7 @@ impl GuardPolicy {
     ) -> Result<Self, String> {
         let hosts = DEFAULT_HOSTS
             .iter()
-            .map(|h| h.to_string())
+            .map(std::string::ToString::to_string)
             .chain(allowed_hosts.iter().cloned())
             .map(|h| {
                 parse_authority(&h)
@@ -64,7 +64,7 @@ impl GuardPolicy {
             .collect::<Result<_, _>>()?;
         let origins = DEFAULT_ORIGINS
             .iter()
-            .map(|o| o.to_string())
+            .map(std::string::ToString::to_string)
             .chain(allowed_origins.iter().cloned())
             .map(|o| {
                 parse_origin(&o)
@@ -117,7 +117,7 @@ impl GuardPolicy {
             return Err(Refusal::DuplicateHost);
         }
         let host = host.map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned());
-        let authority = uri.authority().map(|a| a.to_string());
+        let authority = uri.authority().map(std::string::ToString::to_string);
         if host.is_none() && authority.is_none() {
             return Err(Refusal::MissingHost);
         }

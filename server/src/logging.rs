@@ -124,7 +124,7 @@ fn operator_line(message: &str, failure: bool) {
         (true, false) => tracing::info!(target: "lorebase_herald", "{message}"),
         (true, true) => tracing::error!(target: "lorebase_herald", "{message}"),
         (false, _) => {
-            crate::log_buffer::write_line(format!("lorebase-herald: {message}\n").as_bytes())
+            crate::log_buffer::write_line(format!("lorebase-herald: {message}\n").as_bytes());
         }
     }
 }

@@ -212,7 +212,7 @@ impl CatalogState {
         let failed = |e: tantivy::TantivyError| KbError::Index(e.to_string());
         let threads = if to_add.len() >= PARALLEL_INDEX_THRESHOLD {
             std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
+                .map_or(1, std::num::NonZero::get)
                 .clamp(1, 8)
         } else {
             1
@@ -316,7 +316,7 @@ fn named(paths: &[String]) -> String {
 
 /// Reads and parses files on all cores, results in input order.
 fn read_in_parallel(files: &[&CatalogFile]) -> Vec<Result<KbEntry, MalformedEntry>> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let threads = cores.min(files.len().div_ceil(READ_CHUNK)).max(1);
     if threads == 1 {
         return files.iter().map(|f| read_entry(f)).collect();

@@ -93,7 +93,7 @@ impl Tokenizer for IdentifierTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
         self.buffer.len = 0;
         for_each_word(text, |start, end| {
-            push_word(&text[start..end], start, &mut self.buffer)
+            push_word(&text[start..end], start, &mut self.buffer);
         });
         let len = self.buffer.len;
         IdentifierTokenStream {

@@ -103,7 +103,7 @@ pub fn list_catalog(root: &Path) -> std::io::Result<Vec<CatalogFile>> {
                 match std::fs::read_dir(item.path()) {
                     Ok(sub) => pending.push((sub, format!("{relative}/"))),
                     Err(e) => {
-                        tracing::warn!(folder = %relative, error = %e, "KB: skipping an unreadable folder")
+                        tracing::warn!(folder = %relative, error = %e, "KB: skipping an unreadable folder");
                     }
                 }
             } else if file_type.is_file() && is_entry_name(name) {

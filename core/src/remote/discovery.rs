@@ -279,7 +279,7 @@ mod tests {
             url: "http://127.0.0.1:1/mcp".into(),
             token_env: None,
             token: None,
-            tools: tools.map(|t| t.iter().map(|s| s.to_string()).collect()),
+            tools: tools.map(|t| t.iter().map(std::string::ToString::to_string).collect()),
         }
     }
 

@@ -133,11 +133,15 @@ impl std::fmt::Debug for RemoteTools {
 
 impl Server {
     fn read(&self) -> std::sync::RwLockReadGuard<'_, ServerState> {
-        self.state.read().unwrap_or_else(|e| e.into_inner())
+        self.state
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, ServerState> {
-        self.state.write().unwrap_or_else(|e| e.into_inner())
+        self.state
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -318,7 +322,7 @@ impl RemoteTools {
             .servers
             .iter()
             .filter_map(|s| s.settings.token.as_ref())
-            .map(|t| t.expose())
+            .map(crate::config::Secret::expose)
             .filter(|t| !t.is_empty())
             .collect()
     }

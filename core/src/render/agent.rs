@@ -65,7 +65,7 @@ pub fn context(p: &ContextPack, caps: &OutputSettings) -> Text {
     if !p.links.is_empty() {
         l.line("## Links");
         l.list(&p.links, "links", "", |l, k| {
-            l.line(format!("- {}", link(k)))
+            l.line(format!("- {}", link(k)));
         });
     }
     if !p.schema.is_empty() {

@@ -201,7 +201,7 @@ pub fn explain(x: &Explain, caps: &OutputSettings) -> Text {
     if let Some(links) = &x.links {
         l.line(format!("LINKS ({})", links.len()));
         l.list(links, "links", "  ", |l, k| {
-            l.line(format!("  {}", link(k)))
+            l.line(format!("  {}", link(k)));
         });
     }
     l.begin_footer();

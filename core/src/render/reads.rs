@@ -96,7 +96,7 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> Text {
             match o.review_policy.known() {
                 Some(ReviewPolicy::None) => line.push_str(", review none"),
                 Some(ReviewPolicy::Review) => {
-                    line.push_str(", review required (needs task and intent)")
+                    line.push_str(", review required (needs task and intent)");
                 }
                 None => line.push_str(&format!(", review {}", o.review_policy)),
             }
@@ -146,7 +146,7 @@ pub fn schema(s: &Schema, caps: &OutputSettings) -> Text {
     if !s.sources.is_empty() {
         l.line("SOURCES");
         l.list(&s.sources, "Sources", "  ", |l, src| {
-            l.line(format!("  {}", source(src)))
+            l.line(format!("  {}", source(src)));
         });
     }
     l.line(search_line(&s.search));
@@ -212,7 +212,7 @@ pub fn record(r: &RecordView, caps: &OutputSettings) -> Text {
     l.line(link_counts(&r.link_counts, caps.max_items));
     if let Some(links) = &r.links {
         l.list(links, "links", "  ", |l, k| {
-            l.line(format!("  {}", link(k)))
+            l.line(format!("  {}", link(k)));
         });
     }
     l.into_text()
@@ -244,7 +244,7 @@ pub fn resolve(r: &ResolveResponse, caps: &OutputSettings) -> Text {
     ));
     let numbered: Vec<(usize, &Candidate)> = r.candidates.iter().enumerate().collect();
     l.list(&numbered, "candidates", "", |l, (i, c)| {
-        candidate(l, i + 1, c)
+        candidate(l, i + 1, c);
     });
     l.begin_footer();
     if !r.unmatched.is_empty() {

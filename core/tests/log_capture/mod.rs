@@ -116,7 +116,7 @@ impl Captured {
                 buffer: captured.0.clone(),
                 max,
                 excluded,
-            })
+            });
         });
         (captured, CaptureGuard)
     }

@@ -61,7 +61,7 @@ pub(crate) fn plan(view: &ReadView, op: &str, params: &Map<String, Value>) -> Ap
         for p in &custom.parameters {
             match params.get(&p.name) {
                 None | Some(Value::Null) if p.required => {
-                    shape.push(issue(format!("parameters.{}", p.name), "is required"))
+                    shape.push(issue(format!("parameters.{}", p.name), "is required"));
                 }
                 Some(v) if !v.is_null() && !param_type_ok(&p.type_name, v) => shape.push(issue(
                     format!("parameters.{}", p.name),

@@ -39,7 +39,7 @@ fn walk(
         issues.push(Issue {
             path,
             message: msg.to_string(),
-        })
+        });
     };
     if depth > 32 {
         issue(issues, path.into(), "nested too deeply (at most 32 levels)");
@@ -71,7 +71,7 @@ fn walk(
             }
         }
         Predicate::Not { not } => {
-            walk(view, kinds, not, &format!("{path}.not"), issues, depth + 1)?
+            walk(view, kinds, not, &format!("{path}.not"), issues, depth + 1)?;
         }
         Predicate::Compare { attr, op, value } => {
             let owners: Vec<&&KindSpec> = kinds
@@ -94,7 +94,7 @@ fn walk(
             match (op, value) {
                 (CompareOp::Exists, None | Some(Value::Bool(_))) => {}
                 (CompareOp::Exists, Some(_)) => {
-                    issue(issues, vpath, "exists takes true, false or no value")
+                    issue(issues, vpath, "exists takes true, false or no value");
                 }
                 (CompareOp::In, Some(Value::Array(_))) => {}
                 (CompareOp::In, _) => issue(issues, vpath, "in takes a list of values"),
@@ -102,13 +102,13 @@ fn walk(
                 (CompareOp::Lt | CompareOp::Lte | CompareOp::Gt | CompareOp::Gte, Some(v))
                     if !(v.is_number() || v.is_string()) =>
                 {
-                    issue(issues, vpath, "compares a number, date or string")
+                    issue(issues, vpath, "compares a number, date or string");
                 }
                 (CompareOp::Contains, Some(v)) if !v.is_string() => {
-                    issue(issues, vpath, "contains takes a string")
+                    issue(issues, vpath, "contains takes a string");
                 }
                 (_, Some(Value::Array(_) | Value::Object(_))) => {
-                    issue(issues, vpath, "takes a single value")
+                    issue(issues, vpath, "takes a single value");
                 }
                 _ => {}
             }
@@ -185,7 +185,7 @@ pub(crate) fn eval(p: &Predicate, values: &BTreeMap<String, Value>) -> bool {
 pub(crate) fn attributes(p: &Predicate, out: &mut Vec<String>) {
     match p {
         Predicate::And { and: list } | Predicate::Or { or: list } => {
-            list.iter().for_each(|q| attributes(q, out))
+            list.iter().for_each(|q| attributes(q, out));
         }
         Predicate::Not { not } => attributes(not, out),
         Predicate::Compare { attr, .. } => {

@@ -93,7 +93,7 @@ pub(crate) fn schema(
             .operations
             .iter()
             .filter(|o| selected(&o.kind))
-            .map(|o| o.to_def())
+            .map(super::super::data::OperationSpec::to_def)
             .collect(),
         lenses: def
             .lenses

@@ -172,9 +172,9 @@ impl Revision {
         }
         for l in &self.links {
             if l.added {
-                c.created += 1
+                c.created += 1;
             } else {
-                c.deleted += 1
+                c.deleted += 1;
             }
         }
         c
