@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::redact::{fenced, redact, redact_json};
 use crate::config::OutputSettings;
-use crate::render::caps::cap_json;
+use crate::render::caps::{Identifiers, cap_json};
 use crate::render::{Text, text};
 use crate::tool::RenderedOutput;
 
@@ -25,7 +25,9 @@ pub(crate) struct Origin<'a> {
 /// inlined), or its structured content as JSON when it sent no text,
 /// redacted and fenced as untrusted data; cut to `max_chars` (the fence's
 /// closing line kept). `structuredContent` is passed on, redacted and capped
-/// like Herald's own JSON answers, on success only. A remote error is
+/// like Herald's own JSON answers, on success only; no wire type marks its
+/// identifiers, so any string of it may be cut (an untrusted server does not
+/// choose what escapes the caps). A remote error is
 /// `[remote-error]`, the fenced text, and a `next:` line.
 pub(crate) fn rendered(
     result: CallToolResult,
@@ -38,7 +40,7 @@ pub(crate) fn rendered(
         .filter(|v| !v.is_null())
         .map(|mut v| {
             redact_json(&mut v, origin.secrets);
-            cap_json(v, caps)
+            cap_json(v, caps, &Identifiers::NONE)
         });
     let mut parts: Vec<String> = Vec::new();
     for block in &result.content {

@@ -3,6 +3,8 @@
 //! marked, never inside a UTF-8 character; a capped JSON answer is still valid
 //! JSON and lists its cuts under `cuts`.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
 use crate::config::OutputSettings;
@@ -11,46 +13,112 @@ use crate::config::OutputSettings;
 /// not just short.
 const UNCUT_KEYS: [&str; 5] = ["where", "next_cursor", "cursor", "query_vector", "cuts"];
 
-/// Keys whose strings are identifiers an agent passes back (a Revision id, a
-/// head, a ref, a branch, a Proposal id, a KB path): never cut, however
-/// tight the caps; the long text around them is cut instead.
-const IDENTIFIER_KEYS: [&str; 17] = [
-    "ref",
-    "revision",
-    "head",
-    "parent",
-    "from",
-    "to",
-    "since",
-    "id",
-    "branch",
-    "target",
-    "name",
-    "kind",
-    "attribute",
-    "relation",
-    "operation",
-    "document_id",
-    "path",
-];
+/// The schema key that marks an identifier on a wire type:
+/// `#[schemars(extend("x-identifier" = true))]` on a field (or in a
+/// hand-written schema). [`crate::tools`] removes it from the published
+/// output schemas.
+pub const IDENTIFIER_MARK: &str = "x-identifier";
 
-/// Keys whose subtrees are a Domain's data (attribute values), whatever
-/// their own keys are called: cut like any text.
-const DATA_KEYS: [&str; 4] = ["values", "value", "before", "after"];
+/// The strings of an answer that are never cut, however tight the caps:
+/// identifiers an agent passes back (a Revision id, a head, a ref, a
+/// branch, a Proposal id, a KB path); the long text around them is cut
+/// instead. They are the fields the answer's type marks
+/// ([`IDENTIFIER_MARK`]), collected once from its schema
+/// ([`Identifiers::from_schema`]): the wire type is the rule's one owner,
+/// and a field it does not mark (an attribute value, a remote tool's
+/// answer) is cut like any text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identifiers {
+    /// The string here (or each string of the list here) is an identifier.
+    marked: bool,
+    /// Per property, and `*` for any list item or map value.
+    children: BTreeMap<String, Identifiers>,
+}
 
-/// Whether the string at JSON Pointer `path` is an identifier: its key (or,
-/// in a list, the list's key) is one of [`IDENTIFIER_KEYS`], and it is not
-/// inside a Domain's data.
-fn is_identifier(path: &str) -> bool {
-    let segments: Vec<&str> = path.split('/').skip(1).collect();
-    if segments.iter().any(|s| DATA_KEYS.contains(s)) {
-        return false;
+impl Identifiers {
+    /// No identifiers: every string may be cut.
+    pub const NONE: Self = Self {
+        marked: false,
+        children: BTreeMap::new(),
+    };
+
+    /// The identifiers a JSON Schema marks: the (sub)schemas with
+    /// `"x-identifier": true`, reached through `properties`, `items`,
+    /// `prefixItems`, `additionalProperties`, `allOf`, `anyOf`, `oneOf`
+    /// and local `$ref`s (a recursive type's marks down to its first
+    /// recursion: no answer type is recursive).
+    pub fn from_schema(schema: &Value) -> Self {
+        let mut ids = Self::default();
+        ids.collect(schema, schema, &mut Vec::new());
+        ids
     }
-    segments
-        .iter()
-        .rev()
-        .find(|s| s.parse::<usize>().is_err())
-        .is_some_and(|key| IDENTIFIER_KEYS.contains(key))
+
+    /// Adds the marks of `schema` (a subschema of `root`) at this node;
+    /// `refs` are the `$ref`s being followed.
+    fn collect<'a>(&mut self, schema: &'a Value, root: &'a Value, refs: &mut Vec<&'a str>) {
+        let Value::Object(obj) = schema else { return };
+        if obj.get(IDENTIFIER_MARK) == Some(&Value::Bool(true)) {
+            self.marked = true;
+        }
+        if let Some(Value::String(reference)) = obj.get("$ref")
+            && !refs.contains(&reference.as_str())
+            && let Some(target) = reference.strip_prefix('#').and_then(|p| root.pointer(p))
+        {
+            refs.push(reference);
+            self.collect(target, root, refs);
+            refs.pop();
+        }
+        if let Some(Value::Object(properties)) = obj.get("properties") {
+            for (name, property) in properties {
+                let mut key = String::new();
+                push_escaped(&mut key, name);
+                self.child(key).collect(property, root, refs);
+            }
+        }
+        for key in ["items", "additionalProperties"] {
+            if let Some(sub) = obj.get(key) {
+                self.child("*".into()).collect(sub, root, refs);
+            }
+        }
+        if let Some(Value::Array(items)) = obj.get("prefixItems") {
+            for sub in items {
+                self.child("*".into()).collect(sub, root, refs);
+            }
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(subs)) = obj.get(key) {
+                for sub in subs {
+                    self.collect(sub, root, refs);
+                }
+            }
+        }
+        if self.marked {
+            // A marked list: each of its strings is an identifier.
+            self.child("*".into()).marked = true;
+        }
+        self.children
+            .retain(|_, c| c.marked || !c.children.is_empty());
+    }
+
+    fn child(&mut self, key: String) -> &mut Self {
+        self.children.entry(key).or_default()
+    }
+
+    /// Whether the string at JSON Pointer `path` is an identifier.
+    fn contains(&self, path: &str) -> bool {
+        let mut node = self;
+        for segment in path.split('/').skip(1) {
+            match node
+                .children
+                .get(segment)
+                .or_else(|| node.children.get("*"))
+            {
+                Some(child) => node = child,
+                None => return false,
+            }
+        }
+        node.marked
+    }
 }
 
 /// The shortest a string is cut to when a JSON answer still exceeds `max_chars`.
@@ -116,14 +184,16 @@ struct Cut {
 
 /// Caps a JSON answer: strings to `max_value_chars`, lists to `max_items`, then
 /// the whole serialized answer to `max_chars` by halving its largest lists and
-/// then its longest strings. Cuts are listed in a top-level `cuts` array of
-/// `{"path", "omitted", "unit"}` (JSON Pointer, count, `items` or `chars`).
-pub fn cap_json(mut value: Value, caps: &OutputSettings) -> Value {
+/// then its longest strings; the strings `ids` marks are never cut. Cuts are
+/// listed in a top-level `cuts` array of `{"path", "omitted", "unit"}` (JSON
+/// Pointer, count, `items` or `chars`).
+pub fn cap_json(mut value: Value, caps: &OutputSettings, ids: &Identifiers) -> Value {
     let mut cuts = Vec::new();
     cap_strings(
         &mut value,
         &mut String::new(),
         caps.max_value_chars,
+        ids,
         &mut cuts,
     );
     cap_lists(&mut value, &mut String::new(), caps.max_items, &mut cuts);
@@ -140,7 +210,7 @@ pub fn cap_json(mut value: Value, caps: &OutputSettings) -> Value {
         }
         if value_limit > MIN_VALUE_CHARS {
             value_limit = (value_limit / 2).max(MIN_VALUE_CHARS);
-            cap_strings(&mut value, &mut String::new(), value_limit, &mut cuts);
+            cap_strings(&mut value, &mut String::new(), value_limit, ids, &mut cuts);
             continue;
         }
         if let Some(path) = largest_list(&value, 1) {
@@ -279,9 +349,15 @@ fn push_escaped(path: &mut String, key: &str) {
     }
 }
 
-fn cap_strings(value: &mut Value, path: &mut String, max: usize, cuts: &mut Vec<Cut>) {
+fn cap_strings(
+    value: &mut Value,
+    path: &mut String,
+    max: usize,
+    ids: &Identifiers,
+    cuts: &mut Vec<Cut>,
+) {
     if let Value::String(s) = value {
-        if is_identifier(path) {
+        if ids.contains(path) {
             return;
         }
         let total = s.chars().count();
@@ -300,7 +376,7 @@ fn cap_strings(value: &mut Value, path: &mut String, max: usize, cuts: &mut Vec<
         }
         return;
     }
-    for_each_child(value, path, |v, p| cap_strings(v, p, max, cuts));
+    for_each_child(value, path, |v, p| cap_strings(v, p, max, ids, cuts));
 }
 
 /// Splits a previously cut string into its kept text and the count it names.
@@ -427,7 +503,7 @@ mod tests {
     fn json_lists_and_values_are_cut_and_listed() {
         let v = json!({"rows": (0..10).collect::<Vec<_>>(), "note": "ż".repeat(30),
                        "where": {"attr": "a", "op": "in", "value": (0..10).collect::<Vec<_>>()}});
-        let out = cap_json(v, &caps(10_000, 4, 10));
+        let out = cap_json(v, &caps(10_000, 4, 10), &Identifiers::NONE);
         assert_eq!(out["rows"], json!([0, 1, 2, 3]));
         assert_eq!(
             out["note"],
@@ -448,7 +524,11 @@ mod tests {
         let rows: Vec<Value> = (0..40)
             .map(|i| json!({"ref": format!("Product/P-{i}"), "title": "żółta łódź ".repeat(5)}))
             .collect();
-        let out = cap_json(json!({"rows": rows, "total": 40}), &caps(1500, 50, 500));
+        let out = cap_json(
+            json!({"rows": rows, "total": 40}),
+            &caps(1500, 50, 500),
+            &Identifiers::NONE,
+        );
         let text = serde_json::to_string(&out).unwrap();
         assert!(text.chars().count() <= 1500, "{}", text.chars().count());
         let back: Value = serde_json::from_str(&text).unwrap();
@@ -463,6 +543,7 @@ mod tests {
         let out = cap_json(
             json!({"a": "x".repeat(400), "b": "y".repeat(400)}),
             &caps(300, 50, 500),
+            &Identifiers::NONE,
         );
         let text = serde_json::to_string(&out).unwrap();
         assert!(text.chars().count() <= 300, "{text}");
@@ -483,21 +564,38 @@ mod tests {
         );
     }
 
+    /// The schema of the answer below: `head`, `branch`, each entry's
+    /// `revision` and `ref`, and the `tags` list marked.
+    fn marked_schema() -> Value {
+        let id = json!({"type": "string", "x-identifier": true});
+        json!({"type": "object", "properties": {
+            "head": id, "branch": {"anyOf": [id, {"type": "null"}]}, "message": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}, "x-identifier": true},
+            "entries": {"type": "array", "items": {"$ref": "#/$defs/Entry"}},
+            "masked": {"type": "array", "items": {"type": "string"}},
+        }, "$defs": {"Entry": {"type": "object", "properties": {
+            "revision": id, "ref": id, "message": {"type": "string"},
+            "values": {"type": "object", "additionalProperties": true},
+        }}}})
+    }
+
     #[test]
     fn identifiers_are_never_cut_the_text_around_them_is() {
         let head = "835ef5ccd2c2db28".repeat(4);
         let v = json!({
             "head": head, "branch": "agent/agt_risk_bot/a-long-task-name",
-            "message": "m".repeat(300),
+            "message": "m".repeat(300), "tags": ["t".repeat(40)],
             "entries": [{"revision": head, "ref": "Supplier/S-1001", "message": "x".repeat(300),
                          "values": {"name": "n".repeat(300)}}],
             "masked": ["s".repeat(300)],
         });
-        let out = cap_json(v, &caps(1000, 50, 20));
+        let ids = Identifiers::from_schema(&marked_schema());
+        let out = cap_json(v, &caps(1000, 50, 20), &ids);
         let text = serde_json::to_string(&out).unwrap();
         assert!(text.chars().count() <= 1000, "{text}");
         assert_eq!(out["head"], json!(head));
         assert_eq!(out["branch"], "agent/agt_risk_bot/a-long-task-name");
+        assert_eq!(out["tags"][0], json!("t".repeat(40)));
         assert_eq!(out["entries"][0]["revision"], json!(head));
         assert_eq!(out["entries"][0]["ref"], "Supplier/S-1001");
         for cut in [
@@ -516,8 +614,47 @@ mod tests {
     }
 
     #[test]
+    fn only_marked_strings_are_identifiers() {
+        let ids = Identifiers::from_schema(&marked_schema());
+        for path in [
+            "/head",
+            "/branch",
+            "/tags/3",
+            "/entries/2/revision",
+            "/entries/0/ref",
+        ] {
+            assert!(ids.contains(path), "{path}");
+        }
+        for path in [
+            "",
+            "/message",
+            "/masked/0",
+            "/entries/0/values/name",
+            "/entries/0",
+            "/ref",
+        ] {
+            assert!(!ids.contains(path), "{path}");
+        }
+        assert_eq!(
+            Identifiers::from_schema(&json!({"type": "object"})),
+            Identifiers::NONE
+        );
+        // Unmarked, a key once taken for an identifier is cut like any text.
+        let out = cap_json(
+            json!({"id": "i".repeat(40)}),
+            &caps(1000, 50, 20),
+            &Identifiers::NONE,
+        );
+        assert_eq!(out["cuts"][0]["path"], "/id");
+    }
+
+    #[test]
     fn uncuttable_json_is_marked_not_silent() {
-        let out = cap_json(json!({"where": "z".repeat(100)}), &caps(20, 50, 500));
+        let out = cap_json(
+            json!({"where": "z".repeat(100)}),
+            &caps(20, 50, 500),
+            &Identifiers::NONE,
+        );
         assert_eq!(out["cuts"][0]["unit"], "chars over max_chars");
     }
 }

@@ -64,7 +64,8 @@ impl schemars::JsonSchema for OutputFormat {
 }
 
 /// Finishes a successful answer: for `text`, caps `text`; for `json`, caps
-/// `json` and returns it both as the text block and as `structured`.
+/// `json` (never cutting the identifiers `ids`, those its type marks) and
+/// returns it both as the text block and as `structured`.
 ///
 /// With `output.schemas` off (the default) a `text` answer is its text block
 /// alone: hosts that show the model only `structuredContent` when a result
@@ -77,16 +78,17 @@ pub fn finish<T: Into<Text>>(
     format: OutputFormat,
     text: impl FnOnce() -> T,
     json: impl FnOnce() -> Value,
+    ids: &caps::Identifiers,
     caps: &OutputSettings,
 ) -> RenderedOutput {
     match format {
         OutputFormat::Text => RenderedOutput {
             text: text::cut(&text().into(), caps.max_chars),
             is_error: false,
-            structured: caps.schemas.then(|| caps::cap_json(json(), caps)),
+            structured: caps.schemas.then(|| caps::cap_json(json(), caps, ids)),
         },
         OutputFormat::Json => {
-            let value = caps::cap_json(json(), caps);
+            let value = caps::cap_json(json(), caps, ids);
             RenderedOutput {
                 text: serde_json::to_string(&value).unwrap_or_default(),
                 is_error: false,
@@ -308,12 +310,19 @@ mod tests {
             OutputFormat::Json,
             String::new,
             || json!({"a": [1, 2, 3]}),
+            &caps::Identifiers::NONE,
             &caps,
         );
         let parsed: Value = serde_json::from_str(&out.text).unwrap();
         assert_eq!(Some(parsed), out.structured);
         assert!(!out.is_error);
-        let text = finish(OutputFormat::Text, || "x".repeat(2000), || json!({}), &caps);
+        let text = finish(
+            OutputFormat::Text,
+            || "x".repeat(2000),
+            || json!({}),
+            &caps::Identifiers::NONE,
+            &caps,
+        );
         assert_eq!(text.structured, Some(json!({})));
         assert!(text.text.chars().count() <= 1000);
     }
@@ -325,11 +334,18 @@ mod tests {
             OutputFormat::Text,
             || String::from("a line"),
             || json!({"a": 1}),
+            &caps::Identifiers::NONE,
             &caps,
         );
         assert_eq!(text.text, "a line");
         assert_eq!(text.structured, None);
-        let json_out = finish(OutputFormat::Json, String::new, || json!({"a": 1}), &caps);
+        let json_out = finish(
+            OutputFormat::Json,
+            String::new,
+            || json!({"a": 1}),
+            &caps::Identifiers::NONE,
+            &caps,
+        );
         assert_eq!(json_out.structured, Some(json!({"a": 1})));
         assert_eq!(json_out.text, r#"{"a":1}"#);
     }

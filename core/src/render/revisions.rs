@@ -15,11 +15,14 @@ use crate::keeper::model::*;
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Changes {
     /// The branch read.
+    #[schemars(extend("x-identifier" = true))]
     pub branch: String,
     /// Its head.
+    #[schemars(extend("x-identifier" = true))]
     pub head: String,
     /// The Revision (id or 8+ digit prefix) the log was paged back to.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub since: Option<String>,
     /// `since` was found: `entries` are every Revision after it.
     pub reached_since: bool,

@@ -5,17 +5,20 @@
 //! are built as JSON by [`crate::render::kb`] (no wire type to derive a schema
 //! from), so their schemas are written here, beside the parsers they describe.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::schema;
 use super::source::ToolSource;
 use crate::config::OutputSettings;
 use crate::error::ToolError;
 use crate::kb::{KbCatalog, KbError};
 use crate::keeper::Credential;
 use crate::keeper::model::{Issue, Open, ProblemCode};
-use crate::render::{self, OutputFormat, caps, finish};
+use crate::render::caps::{self, Identifiers};
+use crate::render::{self, OutputFormat, finish};
 use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
 
 /// `kb_search`.
@@ -45,7 +48,7 @@ pub const KB_UNAVAILABLE: &str = "kb-unavailable";
 const READ_ONLY: ToolAnnotations = ToolAnnotations::reads_or_writes(false);
 
 fn format_schema() -> Value {
-    super::schema::shared_argument("format")
+    schema::shared_argument("format")
 }
 
 fn hit_schema() -> Value {
@@ -54,7 +57,7 @@ fn hit_schema() -> Value {
         "type": "object",
         "required": ["path", "type", "title", "description", "resource", "tags", "score"],
         "properties": {
-            "path": {"type": "string", "description": "Catalog-relative path; pass it to kb_get unchanged."},
+            "path": {"type": "string", "description": "Catalog-relative path; pass it to kb_get unchanged.", "x-identifier": true},
             "type": {"type": "string", "description": "The entry's type (empty when it has none)."},
             "title": text, "description": text, "resource": text,
             "tags": {"type": "array", "items": {"type": "string"}},
@@ -64,9 +67,45 @@ fn hit_schema() -> Value {
     })
 }
 
+/// `kb_search`'s output schema, its identifiers (`path`) marked.
+fn search_output() -> Value {
+    let text = json!({"type": "string"});
+    json!({
+        "type": "object",
+        "required": ["query", "hits"],
+        "properties": {
+            "query": text,
+            "hits": {"type": "array", "items": hit_schema()},
+            "cuts": caps::cuts_schema()
+        }
+    })
+}
+
+/// `kb_get`'s output schema, its identifiers (`path`) marked.
+fn get_output() -> Value {
+    let text = json!({"type": "string"});
+    json!({
+        "type": "object",
+        "required": ["path", "type", "title", "body"],
+        "properties": {
+            "path": {"type": "string", "x-identifier": true}, "type": text, "title": text, "description": text,
+            "resource": text, "alert_resource": text,
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "status": text, "last_validated": text, "timestamp": text, "fingerprint": text,
+            "body": {"type": "string", "description": "The markdown body."},
+            "cuts": caps::cuts_schema()
+        }
+    })
+}
+
+/// The identifiers of `kb_search`'s answer, never cut.
+static SEARCH_IDS: LazyLock<Identifiers> =
+    LazyLock::new(|| Identifiers::from_schema(&search_output()));
+/// The identifiers of `kb_get`'s answer, never cut.
+static GET_IDS: LazyLock<Identifiers> = LazyLock::new(|| Identifiers::from_schema(&get_output()));
+
 /// The definitions of `kb_search` and `kb_get`.
 pub fn definitions() -> Vec<ToolDefinition> {
-    let text = json!({"type": "string"});
     vec![
         ToolDefinition {
             name: KB_SEARCH.into(),
@@ -80,21 +119,13 @@ pub fn definitions() -> Vec<ToolDefinition> {
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "minLength": 1, "description": "Words or identifiers to search for."},
-                    "k": super::schema::house_argument(json!({"type": "integer", "default": DEFAULT_K, "description": "How many hits; below 1 gives 5, above 20 gives 20."})),
+                    "k": schema::house_argument(json!({"type": "integer", "default": DEFAULT_K, "description": "How many hits; below 1 gives 5, above 20 gives 20."})),
                     "format": format_schema()
                 },
                 "required": ["query"],
                 "additionalProperties": false
             }),
-            output_schema: Some(json!({
-                "type": "object",
-                "required": ["query", "hits"],
-                "properties": {
-                    "query": text,
-                    "hits": {"type": "array", "items": hit_schema()},
-                    "cuts": caps::cuts_schema()
-                }
-            })),
+            output_schema: Some(schema::unmarked(search_output())),
             annotations: READ_ONLY,
             meta: None,
         },
@@ -114,18 +145,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
                 "required": ["path"],
                 "additionalProperties": false
             }),
-            output_schema: Some(json!({
-                "type": "object",
-                "required": ["path", "type", "title", "body"],
-                "properties": {
-                    "path": text, "type": text, "title": text, "description": text,
-                    "resource": text, "alert_resource": text,
-                    "tags": {"type": "array", "items": {"type": "string"}},
-                    "status": text, "last_validated": text, "timestamp": text, "fingerprint": text,
-                    "body": {"type": "string", "description": "The markdown body."},
-                    "cuts": caps::cuts_schema()
-                }
-            })),
+            output_schema: Some(schema::unmarked(get_output())),
             annotations: READ_ONLY,
             meta: None,
         },
@@ -238,6 +258,7 @@ fn search(
         args.format,
         || render::kb::search_text(&args.query, &hits),
         || render::kb::search_json(&args.query, &hits),
+        &SEARCH_IDS,
         caps,
     ))
 }
@@ -261,6 +282,7 @@ fn get(
         args.format,
         || render::kb::entry_text(&entry),
         || render::kb::entry_json(&entry),
+        &GET_IDS,
         &entry_caps,
     ))
 }

@@ -13,15 +13,21 @@
 //! A wire type states what its Rust type cannot with `#[schemars(extend(...))]`
 //! keys read (and removed) here: `"x-required": true` (a field Herald always
 //! sends although Keeper may leave it out), `"x-nullable": true` (a field
-//! shown as possibly `null`), and `"x-description"` (a description output
-//! schemas keep).
+//! shown as possibly `null`), `"x-description"` (a description output
+//! schemas keep), and `"x-identifier": true` (an identifier the output caps
+//! never cut: [`identifiers`] collects them for
+//! [`crate::render::caps::Identifiers`]).
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::args::{Scope, shared_schemas};
-use crate::render::caps::cuts_schema;
+use crate::render::caps::{IDENTIFIER_MARK, Identifiers, cuts_schema};
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
@@ -95,12 +101,37 @@ pub(crate) fn output<T: JsonSchema>() -> Value {
     schema
 }
 
+/// The identifiers of an answer `T` (the fields its type marks
+/// `"x-identifier": true`), collected from its schema once per type.
+pub(crate) fn identifiers<T: JsonSchema + 'static>() -> &'static Identifiers {
+    static BY_TYPE: OnceLock<Mutex<HashMap<TypeId, &'static Identifiers>>> = OnceLock::new();
+    let mut by_type = BY_TYPE
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
+        let schema = generator().root_schema_for::<T>().to_value();
+        // One per answer type, for the life of the process.
+        Box::leak(Box::new(Identifiers::from_schema(&schema)))
+    })
+}
+
+/// A hand-written output schema (the KB tools') as published: without its
+/// `"x-identifier"` marks.
+pub(crate) fn unmarked(mut schema: Value) -> Value {
+    walk(&mut schema, &mut |obj| {
+        obj.shift_remove(IDENTIFIER_MARK);
+    });
+    schema
+}
+
 /// One argument's schema in house style, its bounds and default also in
 /// its description.
 fn house_input(mut schema: Value) -> Value {
     walk(&mut schema, &mut |obj| {
         obj.shift_remove("title");
         obj.shift_remove("format");
+        obj.shift_remove(IDENTIFIER_MARK);
         drop_null_type(obj);
         state_bounds(obj);
     });
@@ -149,7 +180,14 @@ pub(crate) fn state_bounds(obj: &mut Map<String, Value>) {
 /// An answer's schema in house style.
 fn house_output(mut schema: Value) -> Value {
     walk(&mut schema, &mut |obj| {
-        for key in ["$schema", "title", "format", "description", "default"] {
+        for key in [
+            "$schema",
+            "title",
+            "format",
+            "description",
+            "default",
+            IDENTIFIER_MARK,
+        ] {
             obj.shift_remove(key);
         }
         if let Some(description) = obj.get_mut("x-description").map(Value::take) {
@@ -244,5 +282,85 @@ fn rename_in_place(obj: &mut Map<String, Value>, from: &str, to: &str, value: Va
         } else {
             obj.insert(k, v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use schemars::JsonSchema;
+    use serde::Serialize;
+    use serde_json::{Value, json};
+
+    use super::{identifiers, output};
+    use crate::config::OutputSettings;
+    use crate::keeper::model::RecordRef;
+    use crate::render::caps::cap_json;
+
+    /// A wire type with a new identifier field, marked, beside long text.
+    #[derive(Serialize, JsonSchema)]
+    struct Answer {
+        /// A new identifier.
+        #[schemars(extend("x-identifier" = true))]
+        record_id: String,
+        /// Unmarked text.
+        note: String,
+        /// Items with their own identifier.
+        items: Vec<Item>,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    struct Item {
+        /// A ref: an identifier by its type.
+        #[serde(rename = "ref")]
+        record: RecordRef,
+        /// Unmarked, though named like an identifier once was.
+        id: String,
+    }
+
+    #[test]
+    fn a_marked_field_is_never_cut_an_unmarked_one_is() {
+        let long = "r".repeat(200);
+        let answer = Answer {
+            record_id: long.clone(),
+            note: "n".repeat(200),
+            items: vec![Item {
+                record: RecordRef::new("Supplier", "S-".to_string() + &"9".repeat(100)),
+                id: "i".repeat(200),
+            }],
+        };
+        let caps = OutputSettings {
+            max_chars: 1_000,
+            max_items: 50,
+            max_value_chars: 20,
+            schemas: true,
+        };
+        let value = serde_json::to_value(&answer).unwrap();
+        let out = cap_json(value, &caps, identifiers::<Answer>());
+        assert_eq!(out["record_id"], json!(long), "{out}");
+        assert_eq!(
+            out["items"][0]["ref"],
+            json!(answer.items[0].record.to_string())
+        );
+        let cut: Vec<&str> = out["cuts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["path"].as_str())
+            .collect();
+        assert_eq!(cut, ["/note", "/items/0/id"], "{out}");
+    }
+
+    #[test]
+    fn the_mark_stays_out_of_the_published_schema() {
+        fn marked(v: &Value) -> bool {
+            match v {
+                Value::Object(o) => o.contains_key("x-identifier") || o.values().any(marked),
+                Value::Array(a) => a.iter().any(marked),
+                _ => false,
+            }
+        }
+        let schema = output::<Answer>();
+        assert!(!marked(&schema), "{schema}");
+        assert_eq!(schema["properties"]["record_id"], json!({"type": "string"}));
     }
 }

@@ -7,6 +7,11 @@
 //!
 //! Attribute values are dynamic in a Domain (their type comes from the schema),
 //! so they are [`serde_json::Value`]; everything else has a type.
+//!
+//! An identifier an agent passes back (a ref, a Revision id, a branch, a
+//! name) is marked on its field with `#[schemars(extend("x-identifier" =
+//! true))]`: the output caps never cut it (`render::caps::Identifiers`),
+//! and an unmarked field (a new one included) is cut like any text.
 
 use std::fmt;
 use std::str::FromStr;
@@ -90,9 +95,10 @@ impl Serialize for RecordRef {
 }
 
 // A string; the description (`Kind/key`) stays in output schemas, which
-// drop the descriptions doc comments give.
+// drop the descriptions doc comments give. A ref is an identifier wherever
+// an answer holds one: the output caps never cut it.
 wire_schema!(RecordRef, |_generator| {
-    schemars::json_schema!({"type": "string", "x-description": "Kind/key"})
+    schemars::json_schema!({"type": "string", "x-description": "Kind/key", "x-identifier": true})
 });
 
 impl<'de> Deserialize<'de> for RecordRef {
@@ -163,6 +169,7 @@ pub struct Issue {
     /// Where the issue is (`parameters.risk_score`, `query.where.and[0].op`).
     #[serde(default)]
     #[schemars(extend("x-required" = true))]
+    #[schemars(extend("x-identifier" = true))]
     pub path: String,
     /// What is wrong there.
     pub message: String,
@@ -228,6 +235,7 @@ wire_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeChange {
     /// The attribute's api name.
+    #[schemars(extend("x-identifier" = true))]
     pub attribute: String,
     /// The value before (omitted when the request did not ask for values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -252,6 +260,7 @@ pub struct RecordHeader {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Link {
     /// The Relation's api name.
+    #[schemars(extend("x-identifier" = true))]
     pub relation: String,
     /// The source Record.
     pub from: RecordRef,
@@ -268,9 +277,11 @@ pub struct CoverageSignal {
     pub message: String,
     /// The Kind concerned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub kind: Option<String>,
     /// The Attribute concerned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub attribute: Option<String>,
     /// Records missing the Attribute.
     #[serde(default, skip_serializing_if = "Option::is_none")]

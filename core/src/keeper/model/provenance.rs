@@ -19,9 +19,11 @@ pub struct Origin {
     /// When (RFC 3339, UTC).
     pub time: String,
     /// The Revision (64 hex digits).
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub operation: Option<String>,
     /// The Source, for `source` and `import` origins that have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,6 +40,7 @@ pub struct Origin {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Evidence {
     /// The document.
+    #[schemars(extend("x-identifier" = true))]
     pub document_id: String,
     /// Span start (characters).
     pub start: u64,
@@ -54,6 +57,7 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProposalRef {
     /// Id (`prop_...`).
+    #[schemars(extend("x-identifier" = true))]
     pub id: String,
     /// Status.
     pub status: Open<ProposalStatus>,
@@ -62,6 +66,7 @@ pub struct ProposalRef {
     pub title: Option<String>,
     /// The work branch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub branch: Option<String>,
 }
 
@@ -83,6 +88,7 @@ wire_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeLineage {
     /// The attribute.
+    #[schemars(extend("x-identifier" = true))]
     pub attribute: String,
     /// Its current value.
     pub value: Value,
@@ -120,8 +126,10 @@ pub struct Explain {
     #[serde(default)]
     pub title: String,
     /// The branch read.
+    #[schemars(extend("x-identifier" = true))]
     pub branch: String,
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// How the Record was created.
     pub created: Origin,
@@ -139,6 +147,7 @@ pub struct Explain {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistoryEntry {
     /// The Revision.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// When (RFC 3339, UTC).
     pub time: String,
@@ -148,6 +157,7 @@ pub struct HistoryEntry {
     pub origin_type: Open<OriginType>,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub operation: Option<String>,
     /// The Revision's message.
     #[serde(default)]
@@ -165,8 +175,10 @@ pub struct History {
     #[serde(rename = "ref")]
     pub record: RecordRef,
     /// The branch read.
+    #[schemars(extend("x-identifier" = true))]
     pub branch: String,
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// Changes of the Record up to that Revision.
     pub total: u64,
@@ -184,8 +196,10 @@ pub struct Lineage {
     #[serde(rename = "ref")]
     pub record: RecordRef,
     /// The branch read.
+    #[schemars(extend("x-identifier" = true))]
     pub branch: String,
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// Changes of the Record up to that Revision.
     pub changes: u64,

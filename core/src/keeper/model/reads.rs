@@ -30,8 +30,10 @@ pub struct RecordView {
     #[serde(default)]
     pub title: String,
     /// The branch read.
+    #[schemars(extend("x-identifier" = true))]
     pub branch: String,
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// Attribute values (masked ones are `"***"`).
     pub values: BTreeMap<String, Value>,
@@ -102,9 +104,11 @@ pub struct Candidate {
     #[serde(rename = "type")]
     pub candidate_type: Open<CandidateType>,
     /// The Kind.
+    #[schemars(extend("x-identifier" = true))]
     pub kind: String,
     /// The Attribute (attribute and value candidates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub attribute: Option<String>,
     /// The Attribute's type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,6 +145,7 @@ pub struct SkippedLevel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResolveResponse {
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// Candidates, best first.
     pub candidates: Vec<Candidate>,
@@ -262,6 +267,7 @@ pub struct AggregateGroup {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AggregateResult {
     /// The Kind counted.
+    #[schemars(extend("x-identifier" = true))]
     pub kind: String,
     /// The attribute grouped by.
     pub group_by: String,
@@ -273,6 +279,7 @@ pub struct AggregateResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QueryResponse {
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// Records matching the filter.
     pub total: u64,
@@ -339,6 +346,7 @@ pub struct SearchHit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchResponse {
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// `lexical`, `vector` or `hybrid` (or a newer Keeper's own mode).
     #[schemars(extend("examples" = ["lexical", "vector", "hybrid"]))]
@@ -398,6 +406,7 @@ pub struct NeighborhoodNode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NeighborhoodResponse {
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// Nodes, seeds first.
     pub nodes: Vec<NeighborhoodNode>,

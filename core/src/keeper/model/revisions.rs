@@ -24,8 +24,10 @@ pub struct PageParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Branch {
     /// Name (`main`, `agent/agt_x/fix-risk`).
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// Head Revision.
+    #[schemars(extend("x-identifier" = true))]
     pub head: String,
     /// The Domain's default branch.
     #[serde(default)]
@@ -82,9 +84,11 @@ pub struct ChangeCounts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LogEntry {
     /// The Revision.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// Its parent (none for the first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub parent: Option<String>,
     /// When.
     pub time: String,
@@ -94,6 +98,7 @@ pub struct LogEntry {
     pub origin_type: Open<OriginType>,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub operation: Option<String>,
     /// The message.
     #[serde(default)]
@@ -108,7 +113,9 @@ wire_schema!(DiffCount, |generator| diff_count_schema(generator));
 fn diff_count_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let mut schema = generator.subschema_for::<ChangeCounts>();
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-        properties.insert("name".into(), generator.subschema_for::<String>().into());
+        let mut name = generator.subschema_for::<String>();
+        name.insert("x-identifier".into(), true.into());
+        properties.insert("name".into(), name.into());
         properties.insert(
             "scope".into(),
             serde_json::json!({"type": "string", "examples": ["kind", "relation"]}),
@@ -189,8 +196,10 @@ pub struct DiffElement {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Diff {
     /// The older Revision (full id).
+    #[schemars(extend("x-identifier" = true))]
     pub from: String,
     /// The newer Revision (full id).
+    #[schemars(extend("x-identifier" = true))]
     pub to: String,
     /// Counts per Kind and Relation.
     pub counts: Vec<DiffCount>,

@@ -40,8 +40,10 @@ pub struct Schema {
     /// The Domain.
     pub domain: String,
     /// The branch read.
+    #[schemars(extend("x-identifier" = true))]
     pub branch: String,
     /// The Revision read.
+    #[schemars(extend("x-identifier" = true))]
     pub revision: String,
     /// The Kinds.
     pub kinds: Vec<KindDef>,
@@ -67,6 +69,7 @@ pub struct Schema {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct KindDef {
     /// Api name (`Supplier`).
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// The key attribute.
     pub key: String,
@@ -98,6 +101,7 @@ pub struct KindDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeDef {
     /// Api name.
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// `string`, `integer`, `number`, `boolean`, `date`, `datetime`, `enum`, `list<string>`.
     #[serde(rename = "type")]
@@ -123,10 +127,13 @@ pub struct AttributeDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RelationDef {
     /// Api name (`supplies`).
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// Source Kind.
+    #[schemars(extend("x-identifier" = true))]
     pub from: String,
     /// Target Kind.
+    #[schemars(extend("x-identifier" = true))]
     pub to: String,
     /// `one` or `many` targets per source.
     pub cardinality: String,
@@ -139,6 +146,7 @@ pub struct RelationDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraitDef {
     /// Api name.
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// The Kinds implementing it.
     pub kinds: Vec<String>,
@@ -154,12 +162,14 @@ pub struct TraitDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OperationDef {
     /// Api name (`flag_supplier_risk`).
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// What it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The Kind it acts on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-identifier" = true))]
     pub kind: Option<String>,
     /// Its parameters.
     pub parameters: Vec<ParameterDef>,
@@ -181,6 +191,7 @@ wire_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ParameterDef {
     /// Name.
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// Type, as for attributes.
     #[serde(rename = "type")]
@@ -197,6 +208,7 @@ pub struct ParameterDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LensDef {
     /// Api name.
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// What it is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -221,6 +233,7 @@ pub struct LensDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SourceInfo {
     /// Name.
+    #[schemars(extend("x-identifier" = true))]
     pub name: String,
     /// When it was last synced (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -51,8 +51,9 @@ pub(crate) trait LorebaseTool {
     /// Its own arguments: a struct with `deny_unknown_fields` whose doc
     /// comments are the descriptions a model sees.
     type Args: DeserializeOwned + JsonSchema + Send;
-    /// Its answer: the `json` format and `structuredContent`.
-    type Answer: Serialize + JsonSchema + Send + Sync;
+    /// Its answer: the `json` format and `structuredContent` (the fields
+    /// its type marks `"x-identifier"` are never cut).
+    type Answer: Serialize + JsonSchema + Send + Sync + 'static;
 
     /// Checks the arguments, calls Keeper, returns the answer.
     fn run(
@@ -143,6 +144,7 @@ async fn run<T: LorebaseTool>(
         common.format,
         || T::text(&answer, ctx.settings),
         || serde_json::to_value(&answer).unwrap_or(Value::Null),
+        schema::identifiers::<T::Answer>(),
         caps,
     ))
 }
