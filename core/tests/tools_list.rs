@@ -110,7 +110,7 @@ fn every_definition_follows_the_rules() {
         for (k, p) in props {
             assert!(p.get("type").is_some(), "{}.{k} has no type", d.name);
             // The arguments the server's instructions describe once
-            // (server/src/instructions.rs) carry only their short form.
+            // (server/src/mcp/instructions.rs) carry only their short form.
             let said_once = SAID_ONCE.contains(&k.as_str());
             assert_eq!(
                 p.get("description").is_none(),

@@ -8,12 +8,12 @@ use herald_core::tools::Toolbox;
 use rmcp::ServiceExt;
 
 use crate::cli::Cli;
-use crate::credential::CallerAuth;
 use crate::error::ServerError;
-use crate::handler::HeraldServer;
-use crate::http_metrics::{self, MetricsEndpoint};
-use crate::readiness::Readiness;
-use crate::served_tools::ServedTools;
+use crate::http::metrics::{self, MetricsEndpoint};
+use crate::http::readiness::Readiness;
+use crate::mcp::credential::CallerAuth;
+use crate::mcp::handler::HeraldServer;
+use crate::mcp::served_tools::ServedTools;
 use crate::shutdown::Shutdown;
 use crate::{http, remote_refresh};
 
@@ -140,13 +140,8 @@ pub fn load_settings_with(
 }
 
 /// Serves `herald` on the configured transport until the host goes away
-/// (stdio) or `shutdown` fires.
-pub async fn serve(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
-    serve_discovering(herald, shutdown, false).await
-}
-
-/// [`serve`], discovering the remote MCP servers' tools first when
-/// `discover`. Over HTTP the listener is bound first: `/healthz` answers
+/// (stdio) or `shutdown` fires, discovering the remote MCP servers' tools
+/// first when `discover`. Over HTTP the listener is bound first: `/healthz` answers
 /// at once and `/readyz` turns ready once discovery is over.
 pub(crate) async fn serve_discovering(
     herald: &Herald,
@@ -216,10 +211,10 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
     );
     let metrics = &herald.settings.metrics;
     if metrics.enabled
-        && let Some(listener) = http_metrics::bind(metrics).await?
+        && let Some(listener) = metrics::bind(metrics).await?
     {
         let endpoint = MetricsEndpoint::new(&herald.toolbox, None);
-        tokio::spawn(http_metrics::serve(listener, endpoint, shutdown.clone()));
+        tokio::spawn(metrics::serve(listener, endpoint, shutdown.clone()));
     }
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler
@@ -261,7 +256,7 @@ fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
     });
     let metrics = &herald.settings.metrics;
     if metrics.enabled && metrics.port.is_none() {
-        ready["metrics"] = format!("http://{addr}{}", http_metrics::METRICS_PATH).into();
+        ready["metrics"] = format!("http://{addr}{}", metrics::METRICS_PATH).into();
     }
     println!("LOREBASE_HERALD_READY {ready}");
     crate::logging::notice(&format!(

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::app::Herald;
 use crate::cli::ListFormat;
 use crate::error::ServerError;
-use crate::served_tools::{ServedTools, to_mcp_tool};
+use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
 use crate::tool_tokens;
 
 /// Largest argument document read from stdin (`call TOOL -`).

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::app::{Herald, Launcher, load_settings_with};
 use crate::cli::Cli;
-use crate::credential::CallerAuth;
 use crate::error::ServerError;
+use crate::mcp::credential::CallerAuth;
 use crate::shutdown::Shutdown;
 use crate::{app, http};
 

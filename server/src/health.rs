@@ -18,7 +18,8 @@ use herald_core::keeper::roots::{build_client, error_chain};
 use crate::error::ServerError;
 
 /// The URL checked when the settings name none: Herald's default listener.
-pub const DEFAULT_URL: &str = "http://127.0.0.1:8090/healthz";
+#[cfg(test)]
+const DEFAULT_URL: &str = "http://127.0.0.1:8090/healthz";
 
 /// The longest wait for an answer.
 pub const TIMEOUT: Duration = Duration::from_secs(3);

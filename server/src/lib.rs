@@ -9,66 +9,67 @@
 //! std::process::exit(code);
 //! ```
 //!
-//! Modules:
+//! Modules, in two rooms and a few at the top:
 //! - [`cli`]: the command line and the settings overrides it makes; the
 //!   commands are dispatched here;
 //! - [`app`]: settings, the toolbox, the served tools, serving them;
-//! - [`handler`]: the MCP handler (tools, resources, prompt, completion);
-//! - [`served_tools`], [`credential`], [`resources`], [`completion`], [`prompt`];
-//!   [`malformed_params`]: a served method's params of the wrong shape (-32602);
-//! - [`http`] and [`http_guard`]: Streamable HTTP, DNS-rebinding protection,
-//!   body limit, `/healthz`, graceful shutdown ([`shutdown`]); [`fd_limit`]:
-//!   the open-file limit raised, the connection limit kept below it;
-//!   [`http_conn`]: each connection's time limits, the connection limit and
-//!   the drain; [`http_routing_headers`]: `Mcp-Method`/`Mcp-Name` checked
-//!   against the body; [`readiness`]: `/readyz`; [`http_metrics`]:
-//!   `/metrics`; [`http_auth`]: the 401 challenge and the protected
-//!   resource metadata; [`http_tool_headers`]: tool sets per request;
-//! - [`demo`] and [`commands`]: `demo`, `call`, `tools`;
+//! - [`mcp`], the MCP side: [`mcp::handler`] (tools, resources, prompt,
+//!   completion), [`mcp::served_tools`], [`mcp::credential`],
+//!   [`mcp::resources`], [`mcp::completion`], [`mcp::prompt`],
+//!   [`mcp::instructions`]; [`mcp::malformed_params`]: a served method's
+//!   params of the wrong shape (-32602);
+//! - [`http`], Streamable HTTP: the listener and the router
+//!   (`http/mod.rs`); [`http::guard`](mod@http::guard): DNS-rebinding
+//!   protection, body limit;
+//!   [`http::conn`]: each connection's time limits, the connection limit and
+//!   the drain; [`http::fd_limit`]: the open-file limit raised, the
+//!   connection limit kept below it; [`http::routing_headers`]:
+//!   `Mcp-Method`/`Mcp-Name` checked against the body; [`http::readiness`]:
+//!   `/readyz`; [`http::metrics`]: `/metrics`; [`http::auth`]: the 401
+//!   challenge and the protected resource metadata; [`http::tool_headers`]:
+//!   tool sets per request; [`http::heap_trim`]: the heap freed after a surge
+//!   of connections given back to the system;
+//! - [`shutdown`]: graceful shutdown on SIGTERM/SIGINT (stdio and HTTP);
+//! - [`demo`] and [`commands`]: `demo`, `call`, `tools`; [`tool_tokens`]:
+//!   `tools --tokens`;
 //! - [`health`]: `health [URL]`, the container health check;
 //! - [`logging`]: the stderr log layer; [`log_buffer`]: its lines written
 //!   together within 25 ms, off the calls' path, dropped and counted while
 //!   nobody reads stderr; [`audit_file`]: `log.audit_file`;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
+//!
+//! Public: [`run_cli`] (what the bindings call), [`run_cli_async`], the types
+//! re-exported here, and what the integration tests and the fuzz target
+//! reach ([`http`]'s `bind`/`serve`/`router`, [`http::readiness`],
+//! [`mcp::served_tools`], [`mcp::credential`], [`shutdown`]); everything
+//! else is `pub(crate)`.
 
-pub mod app;
-pub mod audit_file;
-pub mod cli;
-pub mod commands;
-pub mod completion;
-pub mod credential;
+// The list above names the crate-private modules too, for `cargo doc
+// --document-private-items` and whoever reads the source.
+#![allow(rustdoc::private_intra_doc_links)]
+
+pub(crate) mod app;
+pub(crate) mod audit_file;
+pub(crate) mod cli;
+pub(crate) mod commands;
 #[cfg(feature = "demo")]
-pub mod demo;
-pub mod error;
-pub mod fd_limit;
-pub mod handler;
-pub mod health;
-pub mod heap_trim;
+pub(crate) mod demo;
+pub(crate) mod error;
+pub(crate) mod health;
 pub mod http;
-pub mod http_auth;
-pub mod http_conn;
-pub mod http_guard;
-pub mod http_metrics;
-pub mod http_routing_headers;
-pub mod http_tool_headers;
-pub mod instructions;
-pub mod log_buffer;
-pub mod logging;
-pub mod malformed_params;
-pub mod prompt;
-pub mod readiness;
-pub mod remote_refresh;
-pub mod resources;
-pub mod served_tools;
+pub(crate) mod log_buffer;
+pub(crate) mod logging;
+pub mod mcp;
+pub(crate) mod remote_refresh;
 pub mod shutdown;
-pub mod tool_tokens;
+pub(crate) mod tool_tokens;
 
 use std::time::Duration;
 
 pub use app::{Herald, Launcher};
 pub use error::ServerError;
-pub use handler::HeraldServer;
+pub use mcp::handler::HeraldServer;
 
 use app::load_settings;
 use cli::{Cli, Command};
@@ -98,7 +99,7 @@ pub fn run_cli(args: Vec<String>) -> i32 {
         herald_core::runtime::current_thread("lorebase-herald")
     } else {
         herald_core::runtime::builder("lorebase-herald", None)
-            .on_thread_park(heap_trim::on_worker_park)
+            .on_thread_park(http::heap_trim::on_worker_park)
             .build()
     };
     let runtime = match runtime {
@@ -152,7 +153,7 @@ fn parse(args: &[String]) -> Result<(Cli, Launcher), i32> {
 }
 
 /// Runs the parsed command line; returns the exit code.
-pub async fn run(cli: Cli, launcher: Launcher) -> i32 {
+pub(crate) async fn run(cli: Cli, launcher: Launcher) -> i32 {
     finish(dispatch(cli, launcher, None).await)
 }
 

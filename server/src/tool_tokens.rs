@@ -105,7 +105,7 @@ mod tests {
     use herald_core::tools::Toolbox;
 
     use super::*;
-    use crate::served_tools::ServedTools;
+    use crate::mcp::served_tools::ServedTools;
 
     /// The 14 Lorebase tools and the two KB tools, as `tools/list` sends them.
     fn served() -> Vec<Tool> {

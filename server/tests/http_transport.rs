@@ -8,9 +8,9 @@ use std::time::Duration;
 use herald_core::config::{HttpSettings, Settings};
 use herald_core::tools::Toolbox;
 use herald_server::HeraldServer;
-use herald_server::credential::CallerAuth;
 use herald_server::http;
-use herald_server::served_tools::ServedTools;
+use herald_server::mcp::credential::CallerAuth;
+use herald_server::mcp::served_tools::ServedTools;
 use herald_server::shutdown::Shutdown;
 use serde_json::{Value, json};
 

@@ -22,7 +22,7 @@ const AT_MAX: usize = 128;
 
 /// The shared arguments, as a model sees them in every tool: their short
 /// form. What they mean and how they default is said once, in the server's
-/// instructions (`server/src/instructions.rs`), not again in every tool.
+/// instructions (`server/src/mcp/instructions.rs`), not again in every tool.
 #[derive(JsonSchema)]
 #[allow(dead_code)] // only its schema is used: the values are taken one by one
 struct SharedArgs {

@@ -25,8 +25,8 @@ use axum::routing::get;
 use herald_core::config::HttpSettings;
 use serde_json::{Value, json};
 
-use crate::credential::{CredentialError, bearer};
-use crate::http_guard::refusal;
+use crate::http::guard::refusal;
+use crate::mcp::credential::{CredentialError, bearer};
 
 /// Where the protected resource metadata is served (RFC 9728, section 3).
 pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";

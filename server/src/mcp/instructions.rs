@@ -8,13 +8,14 @@
 //! carry only their short form).
 
 /// The first lines: what Herald is, the start, the one write. Kept within
-/// [`OPENING_CHARS`].
+/// `OPENING_CHARS` (checked by the tests).
 const OPENING: &str = "Lorebase Herald: read and write a Lorebase knowledge graph \
 (Records of Kinds, Links, Revisions) with lorebase_* tools. Start every task with \
 lorebase_context; lorebase_execute is the only tool that writes (dry run first).";
 
 /// What the shortest cut hosts make of the instructions keeps.
-pub const OPENING_CHARS: usize = 250;
+#[cfg(test)]
+const OPENING_CHARS: usize = 250;
 
 /// Kinds of task, and the tool for each.
 const TASKS: &str = "\

@@ -21,10 +21,10 @@ use rmcp::model::{DiscoverResult, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use crate::credential::CallerAuth;
-use crate::instructions::instructions;
-use crate::served_tools::{ServedTools, to_mcp_tool};
-use crate::{completion, malformed_params, prompt, resources};
+use crate::mcp::credential::CallerAuth;
+use crate::mcp::instructions::instructions;
+use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
+use crate::mcp::{completion, malformed_params, prompt, resources};
 
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "lorebase-herald";
@@ -62,7 +62,7 @@ struct Inner {
     auth: CallerAuth,
     /// Lorebase tools are served (else KB-only: no resources, prompt or completion).
     lorebase: bool,
-    /// The server instructions for what is served (`crate::instructions`).
+    /// The server instructions for what is served (`crate::mcp::instructions`).
     instructions: String,
 }
 
@@ -184,7 +184,7 @@ fn http_parts(context: &RequestContext<RoleServer>) -> Option<&Parts> {
 }
 
 /// The request's tool narrowing (put there by
-/// [`crate::http_tool_headers::narrow`]).
+/// [`crate::http::tool_headers::narrow`]).
 fn narrowing(context: &RequestContext<RoleServer>) -> Option<&ToolNarrowing> {
     http_parts(context).and_then(|p| p.extensions.get::<ToolNarrowing>())
 }

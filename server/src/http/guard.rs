@@ -2,7 +2,7 @@
 //! DNS-rebinding protection (the `Host` header, the authority of an
 //! absolute-form target, the `Origin` header), the body size limit, a body
 //! that is JSON-RPC, and routing headers that match the body
-//! ([`crate::http_routing_headers`]). A refused request gets a JSON-RPC error
+//! ([`crate::http::routing_headers`]). A refused request gets a JSON-RPC error
 //! body (400, 403 or 413) and is never forwarded.
 
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::http_routing_headers;
+use crate::http::routing_headers;
 
 /// Host names accepted on any port, besides `http.allowed_hosts`.
 pub const DEFAULT_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
@@ -232,7 +232,7 @@ fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<(), (StatusCode, i
             "Invalid Request: the body is not a JSON-RPC message".into(),
         ));
     }
-    http_routing_headers::check(headers, &value).map_err(|reason| {
+    routing_headers::check(headers, &value).map_err(|reason| {
         tracing::warn!(reason = %reason, "refused a request whose routing headers do not match its body");
         (StatusCode::BAD_REQUEST, -32020, reason)
     })

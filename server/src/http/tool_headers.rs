@@ -23,7 +23,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use herald_core::tools::{ToolNarrowing, Toolbox};
 
-use crate::http_guard::refusal;
+use crate::http::guard::refusal;
 
 /// Only tools that do not write.
 pub const READONLY: HeaderName = HeaderName::from_static("x-mcp-readonly");

@@ -16,8 +16,8 @@ use herald_core::tools::Toolbox;
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
 use serde_json::Value;
 
-use crate::prompt::GUIDE_NAME;
-use crate::resources::{LENS_TEMPLATE, RECORD_TEMPLATE, SCHEMA_TEMPLATE};
+use crate::mcp::prompt::GUIDE_NAME;
+use crate::mcp::resources::{LENS_TEMPLATE, RECORD_TEMPLATE, SCHEMA_TEMPLATE};
 
 /// Most values returned (the MCP limit is 100).
 pub const MAX_VALUES: usize = 50;

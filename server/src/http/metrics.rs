@@ -27,7 +27,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::error::ServerError;
-use crate::http_conn::ConnectionTable;
+use crate::http::conn::ConnectionTable;
 use crate::shutdown::Shutdown;
 
 /// The path metrics are served on.

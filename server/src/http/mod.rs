@@ -1,11 +1,11 @@
 //! Streamable HTTP: rmcp's tower service behind the guard
-//! ([`crate::http_guard`]), then the authorization challenge when
-//! `http.authorization_servers` is set ([`crate::http_auth`]) and the
-//! per-request tool sets ([`crate::http_tool_headers`]); `GET /healthz`
-//! (liveness), `GET /readyz` ([`crate::readiness`]), `GET /metrics`
-//! ([`crate::http_metrics`], unless it has a port of its own), the protected
+//! ([`crate::http::guard`](mod@crate::http::guard)), then the authorization challenge when
+//! `http.authorization_servers` is set ([`crate::http::auth`]) and the
+//! per-request tool sets ([`crate::http::tool_headers`]); `GET /healthz`
+//! (liveness), `GET /readyz` ([`crate::http::readiness`]), `GET /metrics`
+//! ([`crate::http::metrics`], unless it has a port of its own), the protected
 //! resource metadata; and the listener: at most `http.max_connections`
-//! connections, each under its time limits ([`crate::http_conn`]), and a
+//! connections, each under its time limits ([`crate::http::conn`]), and a
 //! bounded drain on SIGTERM/SIGINT.
 //!
 //! Stateless with JSON responses by default (`http.stateless`,
@@ -17,6 +17,16 @@
 //! connections waiting for a request, or with one half-sent, are closed;
 //! calls in flight get `http.drain_timeout_s` to finish, their answers
 //! carrying `Connection: close`; then every connection left is closed.
+
+pub(crate) mod auth;
+pub(crate) mod conn;
+pub(crate) mod fd_limit;
+pub(crate) mod guard;
+pub(crate) mod heap_trim;
+pub(crate) mod metrics;
+pub mod readiness;
+pub(crate) mod routing_headers;
+pub(crate) mod tool_headers;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -35,14 +45,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
-use crate::handler::{HeraldServer, SERVER_NAME};
-use crate::heap_trim;
-use crate::http_auth::{AuthDiscovery, WELL_KNOWN, require_bearer};
-use crate::http_conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
-use crate::http_guard::{GuardPolicy, guard};
-use crate::http_metrics::{METRICS_PATH, MetricsEndpoint};
-use crate::http_tool_headers::narrow;
-use crate::readiness::{Readiness, readyz};
+use crate::http::auth::{AuthDiscovery, WELL_KNOWN, require_bearer};
+use crate::http::conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
+use crate::http::guard::{GuardPolicy, guard};
+use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
+use crate::http::readiness::{Readiness, readyz};
+use crate::http::tool_headers::narrow;
+use crate::mcp::handler::{HeraldServer, SERVER_NAME};
 use crate::shutdown::Shutdown;
 
 /// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`, and
@@ -209,15 +218,15 @@ pub async fn serve_with(
     // Below the open-file limit (raised to the hard one first): EMFILE would
     // stall every client before the limit evicts a slow one.
     let max_connections =
-        crate::fd_limit::connection_limit(http.max_connections, MAX_REFUSALS_IN_FLIGHT);
+        crate::http::fd_limit::connection_limit(http.max_connections, MAX_REFUSALS_IN_FLIGHT);
     let settings = &server.toolbox().settings().metrics;
     let endpoint = settings
         .enabled
         .then(|| MetricsEndpoint::new(server.toolbox(), Some(table.clone())));
     // On a port of its own, or on this listener.
-    let on_this_listener = match (endpoint, crate::http_metrics::bind(settings).await?) {
+    let on_this_listener = match (endpoint, crate::http::metrics::bind(settings).await?) {
         (Some(endpoint), Some(listener)) => {
-            tokio::spawn(crate::http_metrics::serve(
+            tokio::spawn(crate::http::metrics::serve(
                 listener,
                 endpoint,
                 shutdown.clone(),
