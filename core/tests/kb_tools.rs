@@ -1,5 +1,6 @@
 //! The `kb_search` and `kb_get` tools: definitions, argument rules (`k`,
-//! empty query, unknown arguments), answers in both formats, ties, caps.
+//! empty query, unknown arguments refused as every built-in tool refuses
+//! them), answers in both formats, ties, caps.
 
 use crate::kb_support;
 
@@ -99,7 +100,6 @@ fn bad_arguments_are_validation_errors() {
         (json!({"query": "disk", "k": "3"}), "k"),
         (json!({"query": "disk", "k": 2.5}), "k"),
         (json!({"query": "disk", "format": "yaml"}), "format"),
-        (json!({"query": "disk", "limit": 3}), "limit"),
     ] {
         let error = SearchArgs::parse(&args(arguments.clone())).unwrap_err();
         assert_eq!(error.code.as_str(), "validation-failed", "{arguments}");
@@ -111,7 +111,6 @@ fn bad_arguments_are_validation_errors() {
         (json!({}), "path"),
         (json!({"path": ""}), "path"),
         (json!({"path": ["a.md"]}), "path"),
-        (json!({"path": "a.md", "query": "x"}), "query"),
     ] {
         let error = GetArgs::parse(&args(arguments.clone())).unwrap_err();
         assert_eq!(error.code.as_str(), "validation-failed", "{arguments}");
@@ -119,9 +118,32 @@ fn bad_arguments_are_validation_errors() {
     }
     let ok = SearchArgs::parse(&args(json!({"query": "disk", "format": "json"}))).unwrap();
     assert_eq!((ok.k, ok.format), (5, OutputFormat::Json));
-    // Not a KB tool: not answered here.
+    // Every issue at once, in argument order.
+    let error =
+        SearchArgs::parse(&args(json!({"query": 3, "k": "x", "format": "yaml"}))).unwrap_err();
+    let paths: Vec<&str> = error.issues.iter().map(|i| i.path.as_str()).collect();
+    assert_eq!(paths, ["query", "k", "format"]);
+    assert_eq!(error.message, "3 invalid arguments");
     let dir = tempfile::tempdir().unwrap();
     let catalog = open(dir.path());
+    // An unknown argument is refused as every built-in tool refuses it.
+    for (name, arguments, refusal) in [
+        (
+            "kb_search",
+            json!({"query": "disk", "limit": 3}),
+            "[validation-failed] unknown argument `limit`; this tool takes: query, k, format\n",
+        ),
+        (
+            "kb_get",
+            json!({"path": "a.md", "query": "x"}),
+            "[validation-failed] unknown argument `query`; this tool takes: path, format\n",
+        ),
+    ] {
+        let output = call(&catalog, name, arguments);
+        assert!(output.is_error);
+        assert!(output.text.starts_with(refusal), "{}", output.text);
+    }
+    // Not a KB tool: not answered here.
     assert!(tools::call(&catalog, "lorebase_get", &Map::new(), &kb_support::caps()).is_none());
 }
 

@@ -1,15 +1,24 @@
 //! The KB tools, `kb_search` and `kb_get`, over a markdown catalog
-//! ([`crate::kb`]): their definitions, their argument checks (lenient where
-//! runlore-mcp.md says so: every issue at once, `k` clamped), their handlers,
-//! and the [`ToolSource`] that offers them when `kb.dir` is set. Their answers
-//! are built as JSON by [`crate::render::kb`] (no wire type to derive a schema
-//! from), so their schemas are written here, beside the parsers they describe.
+//! ([`crate::kb`]), shaped as the Lorebase tools are: each tool is one
+//! `KbTool` impl (its definition, its argument type, whose doc comments are
+//! the descriptions a model sees and from which its input schema is derived,
+//! and its handler), and `TOOLS` is their table. Their arguments are read
+//! leniently where runlore-mcp.md says so (every issue at once, `k` clamped:
+//! `tools::args::LenientCount`); unknown arguments are refused by
+//! the check every built-in tool shares. `KbTools` is the `ToolSource`
+//! that offers them when `kb.dir` is set. Their answers are built as JSON by
+//! [`crate::render::kb`] (no wire type to derive a schema from), so their
+//! output schemas are written here, on each tool.
 
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::args::{LenientCount, LenientText, Scope, argument_names, check_names, issue, take};
 use super::schema;
 use super::source::ToolSource;
 use crate::config::OutputSettings;
@@ -25,8 +34,8 @@ use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
 pub const KB_SEARCH: &str = "kb_search";
 /// `kb_get`.
 pub const KB_GET: &str = "kb_get";
-/// The KB tools, in the order models see them.
-pub const NAMES: [&str; 2] = [KB_SEARCH, KB_GET];
+/// The KB tools, in the order models see them (that of `TOOLS`).
+pub const NAMES: [&str; 2] = [KbSearch::NAME, KbGet::NAME];
 /// Hits returned when `k` is absent or below 1.
 pub const DEFAULT_K: usize = 5;
 /// Most hits returned (a larger `k` is capped to it).
@@ -44,12 +53,6 @@ pub const KB_INDEXING: &str = "kb-indexing";
 /// The code of a call to a knowledge base whose index failed or cannot be
 /// searched.
 pub const KB_UNAVAILABLE: &str = "kb-unavailable";
-
-const READ_ONLY: ToolAnnotations = ToolAnnotations::reads_or_writes(false);
-
-fn format_schema() -> Value {
-    schema::shared_argument("format")
-}
 
 fn hit_schema() -> Value {
     let text = json!({"type": "string"});
@@ -98,58 +101,260 @@ fn get_output() -> Value {
     })
 }
 
-/// The identifiers of `kb_search`'s answer, never cut.
-static SEARCH_IDS: LazyLock<Identifiers> =
-    LazyLock::new(|| Identifiers::from_schema(&search_output()));
-/// The identifiers of `kb_get`'s answer, never cut.
-static GET_IDS: LazyLock<Identifiers> = LazyLock::new(|| Identifiers::from_schema(&get_output()));
+/// One KB tool: its definition, its argument type and its handler.
+pub(crate) trait KbTool {
+    /// Unique name (`kb_search`).
+    const NAME: &'static str;
+    /// A human title.
+    const TITLE: &'static str;
+    /// What it is for, one example (`Example: {...}`, a valid call).
+    const DESCRIPTION: &'static str;
+    /// What a call with bad arguments does instead (its `next:`).
+    const USAGE: &'static str;
+
+    /// Its own arguments besides `format`, as read: a struct whose doc
+    /// comments are the descriptions a model sees, of lenient types (every
+    /// value parses; each field's check adds its issue).
+    type Input: DeserializeOwned + JsonSchema;
+    /// The checked arguments.
+    type Args;
+
+    /// Checks the arguments read, adding an issue per bad one.
+    fn check(input: Self::Input, format: OutputFormat, issues: &mut Vec<Issue>) -> Self::Args;
+
+    /// Its output schema, its identifiers marked `"x-identifier"`.
+    fn output() -> Value;
+
+    /// Runs it over `catalog` (ready), rendering with `ids` under `caps`.
+    fn run(
+        catalog: &KbCatalog,
+        args: Self::Args,
+        ids: &Identifiers,
+        caps: &OutputSettings,
+    ) -> Result<RenderedOutput, ToolError>;
+}
+
+/// One row of the table: a KB tool's name, how to define it and how to call it.
+#[derive(Clone, Copy)]
+pub(crate) struct KbEntry {
+    /// Unique name.
+    pub name: &'static str,
+    /// Its definition (the input schema derived from its argument type).
+    pub definition: fn() -> ToolDefinition,
+    /// Its output schema, identifiers marked.
+    pub output: fn() -> Value,
+    /// Runs it: checks the arguments (their names already checked), the
+    /// handler, the rendering; a failure is a tool error.
+    pub call: fn(&KbCatalog, &Map<String, Value>, &Identifiers, &OutputSettings) -> RenderedOutput,
+}
+
+impl std::fmt::Debug for KbEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KbEntry").field("name", &self.name).finish()
+    }
+}
+
+const fn entry<T: KbTool>() -> KbEntry {
+    KbEntry {
+        name: T::NAME,
+        definition: definition::<T>,
+        output: T::output,
+        call: call_tool::<T>,
+    }
+}
+
+/// The KB tools, in the order models see them.
+pub(crate) static TOOLS: [KbEntry; 2] = [entry::<KbSearch>(), entry::<KbGet>()];
+
+fn definition<T: KbTool>() -> ToolDefinition {
+    ToolDefinition {
+        name: T::NAME.to_string(),
+        title: T::TITLE.to_string(),
+        description: T::DESCRIPTION.to_string(),
+        input_schema: schema::input::<T::Input>(Scope::FORMAT),
+        output_schema: Some(schema::unmarked(T::output())),
+        annotations: ToolAnnotations::reads_or_writes(false),
+        meta: None,
+    }
+}
+
+fn call_tool<T: KbTool>(
+    catalog: &KbCatalog,
+    arguments: &Map<String, Value>,
+    ids: &Identifiers,
+    caps: &OutputSettings,
+) -> RenderedOutput {
+    parse::<T>(arguments)
+        .and_then(|args| T::run(catalog, args, ids, caps))
+        .unwrap_or_else(|e| e.to_output(caps))
+}
+
+/// Reads and checks the arguments of `T` (their names already checked):
+/// every issue in one error, in argument order, `format` last.
+fn parse<T: KbTool>(arguments: &Map<String, Value>) -> Result<T::Args, ToolError> {
+    let mut own = arguments.clone();
+    // `format` is read as every tool reads it; its issue is the KB's own.
+    let (format, bad_format) = match take::<OutputFormat>(&mut own, "format") {
+        Ok(format) => (format.unwrap_or_default(), false),
+        Err(_) => (OutputFormat::Text, true),
+    };
+    let mut issues = Vec::new();
+    // Every value of a lenient type parses: this fails only on a bug.
+    let input: T::Input = serde_json::from_value(Value::Object(own))
+        .map_err(|e| invalid(vec![issue("arguments", &e.to_string())], T::USAGE))?;
+    let args = T::check(input, format, &mut issues);
+    if bad_format {
+        issues.push(issue("format", "must be \"text\" or \"json\""));
+    }
+    if !issues.is_empty() {
+        return Err(invalid(issues, T::USAGE));
+    }
+    Ok(args)
+}
+
+/// What is derived once from the table: the definitions, the argument names
+/// each tool takes, the identifiers of each answer.
+struct Built {
+    definitions: Vec<ToolDefinition>,
+    argument_names: Vec<Vec<String>>,
+    identifiers: Vec<Identifiers>,
+}
+
+static BUILT: LazyLock<Built> = LazyLock::new(|| {
+    let definitions: Vec<ToolDefinition> = TOOLS.iter().map(|t| (t.definition)()).collect();
+    Built {
+        argument_names: definitions
+            .iter()
+            .map(|d| argument_names(&d.input_schema))
+            .collect(),
+        identifiers: TOOLS
+            .iter()
+            .map(|t| Identifiers::from_schema(&(t.output)()))
+            .collect(),
+        definitions,
+    }
+});
 
 /// The definitions of `kb_search` and `kb_get`.
 pub fn definitions() -> Vec<ToolDefinition> {
-    vec![
-        ToolDefinition {
-            name: KB_SEARCH.into(),
-            title: "Search the knowledge base".into(),
-            description: "Search the knowledge base: find markdown notes (a runbook, incident \
-                note, how-to) by words or identifiers (BM25): scored hits with path, title, \
-                description, resource, tags and status. Read one with kb_get. \
-                Example: {\"query\": \"harbor-core OOMKilled\"}"
-                .into(),
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "minLength": 1, "description": "Words or identifiers to search for."},
-                    "k": schema::house_argument(json!({"type": "integer", "default": DEFAULT_K, "description": "How many hits; below 1 gives 5, above 20 gives 20."})),
-                    "format": format_schema()
-                },
-                "required": ["query"],
-                "additionalProperties": false
-            }),
-            output_schema: Some(schema::unmarked(search_output())),
-            annotations: READ_ONLY,
-            meta: None,
-        },
-        ToolDefinition {
-            name: KB_GET.into(),
-            title: "Read a knowledge-base entry".into(),
-            description: "Read one knowledge-base note whole, by the path of a kb_search \
-                hit: its frontmatter (type, title, tags, status, last_validated, timestamp...) \
-                and markdown body. Example: {\"path\": \"runbooks/harbor-core-oom.md\"}"
-                .into(),
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "minLength": 1, "description": "The entry path from a kb_search hit."},
-                    "format": format_schema()
-                },
-                "required": ["path"],
-                "additionalProperties": false
-            }),
-            output_schema: Some(schema::unmarked(get_output())),
-            annotations: READ_ONLY,
-            meta: None,
-        },
-    ]
+    BUILT.definitions.clone()
+}
+
+/// `kb_search`.
+pub(crate) struct KbSearch;
+
+/// `kb_search`'s arguments besides `format`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct SearchInput {
+    /// Words or identifiers to search for.
+    query: LenientText,
+    /// How many hits; below 1 gives 5, above 20 gives 20.
+    k: Option<LenientCount<DEFAULT_K, MAX_K>>,
+}
+
+impl KbTool for KbSearch {
+    const NAME: &'static str = KB_SEARCH;
+    const TITLE: &'static str = "Search the knowledge base";
+    const DESCRIPTION: &'static str = "Search the knowledge base: find markdown notes (a runbook, \
+        incident note, how-to) by words or identifiers (BM25): scored hits with path, title, \
+        description, resource, tags and status. Read one with kb_get. \
+        Example: {\"query\": \"harbor-core OOMKilled\"}";
+    const USAGE: &'static str =
+        "pass the words to search for, for example {\"query\": \"harbor-core restarts\", \"k\": 5}";
+    type Input = SearchInput;
+    type Args = SearchArgs;
+
+    fn check(input: SearchInput, format: OutputFormat, issues: &mut Vec<Issue>) -> SearchArgs {
+        SearchArgs {
+            query: input.query.check("query", issues),
+            k: input.k.map_or(DEFAULT_K, |k| k.check("k", issues)),
+            format,
+        }
+    }
+
+    fn output() -> Value {
+        search_output()
+    }
+
+    fn run(
+        catalog: &KbCatalog,
+        args: SearchArgs,
+        ids: &Identifiers,
+        caps: &OutputSettings,
+    ) -> Result<RenderedOutput, ToolError> {
+        let hits = catalog.search(&args.query, args.k).map_err(|e| ToolError {
+            code: Open::Other(KB_UNAVAILABLE.into()),
+            message: e.to_string(),
+            issues: Vec::new(),
+            head: None,
+            retry_after: None,
+            next: Some("retry; if it persists, restart Herald".into()),
+        })?;
+        Ok(finish(
+            args.format,
+            || render::kb::search_text(&args.query, &hits),
+            || render::kb::search_json(&args.query, &hits),
+            ids,
+            caps,
+        ))
+    }
+}
+
+/// `kb_get`.
+pub(crate) struct KbGet;
+
+/// `kb_get`'s arguments besides `format`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct GetInput {
+    /// The entry path from a kb_search hit.
+    path: LenientText,
+}
+
+impl KbTool for KbGet {
+    const NAME: &'static str = KB_GET;
+    const TITLE: &'static str = "Read a knowledge-base entry";
+    const DESCRIPTION: &'static str = "Read one knowledge-base note whole, by the path of a \
+        kb_search hit: its frontmatter (type, title, tags, status, last_validated, timestamp...) \
+        and markdown body. Example: {\"path\": \"runbooks/harbor-core-oom.md\"}";
+    const USAGE: &'static str =
+        "pass the path of a kb_search hit, for example {\"path\": \"runbooks/harbor-core-oom.md\"}";
+    type Input = GetInput;
+    type Args = GetArgs;
+
+    fn check(input: GetInput, format: OutputFormat, issues: &mut Vec<Issue>) -> GetArgs {
+        GetArgs {
+            path: input.path.check("path", issues),
+            format,
+        }
+    }
+
+    fn output() -> Value {
+        get_output()
+    }
+
+    fn run(
+        catalog: &KbCatalog,
+        args: GetArgs,
+        ids: &Identifiers,
+        caps: &OutputSettings,
+    ) -> Result<RenderedOutput, ToolError> {
+        let entry = catalog
+            .get(&args.path)
+            .ok_or_else(|| not_found(&args.path))?;
+        // The body is the answer: cut only by the overall max_chars, not by
+        // the per-value cap meant for record attributes.
+        let entry_caps = OutputSettings {
+            max_value_chars: caps.max_value_chars.max(caps.max_chars),
+            ..caps.clone()
+        };
+        Ok(finish(
+            args.format,
+            || render::kb::entry_text(&entry),
+            || render::kb::entry_json(&entry),
+            ids,
+            &entry_caps,
+        ))
+    }
 }
 
 /// The KB tools of one toolbox: offered when a catalog is open.
@@ -218,72 +423,28 @@ impl ToolSource for KbTools {
 
 /// Runs `name` when it is a KB tool (`None` otherwise). Before the
 /// catalog's first index is built (see [`KbCatalog::start`]), the call is
-/// a tool error saying to retry.
+/// a tool error saying to retry. Arguments the tool does not take are
+/// refused as every built-in tool refuses them.
 pub fn call(
     catalog: &KbCatalog,
     name: &str,
     arguments: &Map<String, Value>,
     caps: &OutputSettings,
 ) -> Option<RenderedOutput> {
-    if !NAMES.contains(&name) {
-        return None;
-    }
+    let index = TOOLS.iter().position(|t| t.name == name)?;
     if !catalog.is_ready() {
         let e = KbError::Indexing { seconds: 0 };
         return Some(not_ready(&e).to_output(caps));
     }
-    let output = match name {
-        KB_SEARCH => search(catalog, arguments, caps),
-        KB_GET => get(catalog, arguments, caps),
-        _ => return None,
-    };
-    Some(output.unwrap_or_else(|e| e.to_output(caps)))
-}
-
-fn search(
-    catalog: &KbCatalog,
-    arguments: &Map<String, Value>,
-    caps: &OutputSettings,
-) -> Result<RenderedOutput, ToolError> {
-    let args = SearchArgs::parse(arguments)?;
-    let hits = catalog.search(&args.query, args.k).map_err(|e| ToolError {
-        code: Open::Other(KB_UNAVAILABLE.into()),
-        message: e.to_string(),
-        issues: Vec::new(),
-        head: None,
-        retry_after: None,
-        next: Some("retry; if it persists, restart Herald".into()),
-    })?;
-    Ok(finish(
-        args.format,
-        || render::kb::search_text(&args.query, &hits),
-        || render::kb::search_json(&args.query, &hits),
-        &SEARCH_IDS,
+    let built = &*BUILT;
+    if let Err(e) = check_names(&built.argument_names[index], arguments) {
+        return Some(e.to_output(caps));
+    }
+    Some((TOOLS[index].call)(
+        catalog,
+        arguments,
+        &built.identifiers[index],
         caps,
-    ))
-}
-
-fn get(
-    catalog: &KbCatalog,
-    arguments: &Map<String, Value>,
-    caps: &OutputSettings,
-) -> Result<RenderedOutput, ToolError> {
-    let args = GetArgs::parse(arguments)?;
-    let entry = catalog
-        .get(&args.path)
-        .ok_or_else(|| not_found(&args.path))?;
-    // The body is the answer: cut only by the overall max_chars, not by the
-    // per-value cap meant for record attributes.
-    let entry_caps = OutputSettings {
-        max_value_chars: caps.max_value_chars.max(caps.max_chars),
-        ..caps.clone()
-    };
-    Ok(finish(
-        args.format,
-        || render::kb::entry_text(&entry),
-        || render::kb::entry_json(&entry),
-        &GET_IDS,
-        &entry_caps,
     ))
 }
 
@@ -344,34 +505,11 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
-    /// Checks `kb_search` arguments: `query` required and not blank, `k` an
-    /// integer (absent or below 1 gives 5, above 20 gives 20), `format`.
+    /// Checks `kb_search` arguments (their names checked already): `query`
+    /// required and not blank, `k` an integer (absent or below 1 gives 5,
+    /// above 20 gives 20), `format`.
     pub fn parse(arguments: &Map<String, Value>) -> Result<Self, ToolError> {
-        let mut issues = unknown_keys(arguments, &["query", "k", "format"]);
-        let query = required_string(arguments, "query", &mut issues);
-        let k = match arguments.get("k") {
-            None | Some(Value::Null) => DEFAULT_K,
-            Some(value) => match integer(value) {
-                Some(k) if k < 1 => DEFAULT_K,
-                Some(k) => usize::try_from(k).unwrap_or(MAX_K).min(MAX_K),
-                None => {
-                    issues.push(issue("k", "must be an integer"));
-                    DEFAULT_K
-                }
-            },
-        };
-        let format = format_arg(arguments, &mut issues);
-        if !issues.is_empty() {
-            return Err(invalid(
-                issues,
-                "pass the words to search for, for example {\"query\": \"harbor-core restarts\", \"k\": 5}",
-            ));
-        }
-        Ok(Self {
-            query: query.unwrap_or_default(),
-            k,
-            format,
-        })
+        parse::<KbSearch>(arguments)
     }
 }
 
@@ -385,28 +523,10 @@ pub struct GetArgs {
 }
 
 impl GetArgs {
-    /// Checks `kb_get` arguments: `path` required and not blank, `format`.
+    /// Checks `kb_get` arguments (their names checked already): `path`
+    /// required and not blank, `format`.
     pub fn parse(arguments: &Map<String, Value>) -> Result<Self, ToolError> {
-        let mut issues = unknown_keys(arguments, &["path", "format"]);
-        let path = required_string(arguments, "path", &mut issues);
-        let format = format_arg(arguments, &mut issues);
-        if !issues.is_empty() {
-            return Err(invalid(
-                issues,
-                "pass the path of a kb_search hit, for example {\"path\": \"runbooks/harbor-core-oom.md\"}",
-            ));
-        }
-        Ok(Self {
-            path: path.unwrap_or_default(),
-            format,
-        })
-    }
-}
-
-fn issue(path: &str, message: &str) -> Issue {
-    Issue {
-        path: path.into(),
-        message: message.into(),
+        parse::<KbGet>(arguments)
     }
 }
 
@@ -423,67 +543,6 @@ fn invalid(issues: Vec<Issue>, next: &str) -> ToolError {
         head: None,
         retry_after: None,
         next: Some(next.into()),
-    }
-}
-
-fn unknown_keys(arguments: &Map<String, Value>, known: &[&str]) -> Vec<Issue> {
-    arguments
-        .keys()
-        .filter(|key| !known.contains(&key.as_str()))
-        .map(|key| {
-            let shown: String = key.chars().take(64).collect();
-            issue(
-                &shown,
-                &format!("is not an argument (expected one of: {})", known.join(", ")),
-            )
-        })
-        .collect()
-}
-
-fn required_string(
-    arguments: &Map<String, Value>,
-    key: &str,
-    issues: &mut Vec<Issue>,
-) -> Option<String> {
-    match arguments.get(key) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
-        Some(Value::String(_)) => {
-            issues.push(issue(key, "must not be empty"));
-            None
-        }
-        None | Some(Value::Null) => {
-            issues.push(issue(key, "is required"));
-            None
-        }
-        Some(_) => {
-            issues.push(issue(key, "must be a string"));
-            None
-        }
-    }
-}
-
-fn integer(value: &Value) -> Option<i64> {
-    match value {
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_u64().map(|_| i64::MAX).or_else(|| {
-                n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.is_finite())
-                    .map(|f| f as i64)
-            })
-        }),
-        _ => None,
-    }
-}
-
-fn format_arg(arguments: &Map<String, Value>, issues: &mut Vec<Issue>) -> OutputFormat {
-    match arguments.get("format") {
-        None | Some(Value::Null) => OutputFormat::Text,
-        Some(Value::String(s)) if s == "text" => OutputFormat::Text,
-        Some(Value::String(s)) if s == "json" => OutputFormat::Json,
-        Some(_) => {
-            issues.push(issue("format", "must be \"text\" or \"json\""));
-            OutputFormat::Text
-        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! The input and output schemas of the Lorebase tools, derived from their
+//! The input and output schemas of the built-in tools, derived from their
 //! Rust types with schemars and put in Herald's house style (what the tool
 //! list has always shown, key for key):
 //!
@@ -65,19 +65,6 @@ pub(crate) fn input<A: JsonSchema>(scope: Scope) -> Value {
         .cloned()
         .unwrap_or_default();
     object(properties, required)
-}
-
-/// A hand-written argument schema (the KB tools') in house style, and the
-/// shared argument `name` (`format`) as every Lorebase tool shows it.
-pub(crate) fn house_argument(schema: Value) -> Value {
-    house_input(schema)
-}
-
-/// The schema of the shared argument `name` (`domain`, `branch`, `at`,
-/// `format`), as every Lorebase tool shows it.
-pub(crate) fn shared_argument(name: &str) -> Value {
-    let shared = shared_schemas(&mut generator());
-    house_input(shared.get(name).cloned().unwrap_or(Value::Bool(true)))
 }
 
 /// An input schema: an object of these properties, these required, nothing else.

@@ -34,9 +34,11 @@ struct SharedArgs {
     format: Option<OutputFormat>,
 }
 
-/// Which of the shared arguments a tool takes besides `domain` and `format`.
+/// Which of the shared arguments a tool takes besides `format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Scope {
+    /// It takes `domain` (every Lorebase tool does).
+    pub domain: bool,
     /// It takes `branch`.
     pub branch: bool,
     /// It takes `at`.
@@ -46,16 +48,25 @@ pub(crate) struct Scope {
 impl Scope {
     /// Reads at a branch and a Revision.
     pub const READ: Scope = Scope {
+        domain: true,
         branch: true,
         at: true,
     };
     /// On a branch, at its head.
     pub const BRANCH: Scope = Scope {
+        domain: true,
         branch: true,
         at: false,
     };
     /// The Domain only.
     pub const DOMAIN: Scope = Scope {
+        domain: true,
+        branch: false,
+        at: false,
+    };
+    /// `format` only (the KB tools).
+    pub const FORMAT: Scope = Scope {
+        domain: false,
         branch: false,
         at: false,
     };
@@ -63,7 +74,7 @@ impl Scope {
     /// The names of the shared arguments taken, in schema order.
     fn names(self) -> impl Iterator<Item = &'static str> {
         [
-            Some("domain"),
+            self.domain.then_some("domain"),
             self.branch.then_some("branch"),
             self.at.then_some("at"),
             Some("format"),

@@ -7,20 +7,27 @@
 //! - `shaped`: the types with a shape (`Flag<true>`, `ApiName`, `Slug`,
 //!   `Where`, ...); both write their schemas with `macros`' `argument_schema!`;
 //! - `checks`: every argument error of a call gathered in one answer ([`Checks`]);
-//! - `common`: `domain`, `branch`, `at`, `format` ([`Common`], [`Scope`]).
+//! - `common`: `domain`, `branch`, `at`, `format` ([`Common`], [`Scope`]);
+//! - `names`: the one check of argument names, for every built-in tool;
+//! - `lenient`: the KB tools' argument types, read leniently (every issue
+//!   at once, a count clamped) as runlore-mcp.md asks.
 
 #[macro_use]
 mod macros;
 mod bounded;
 mod checks;
 mod common;
+mod lenient;
+mod names;
 mod parse;
 mod shaped;
 
 pub(crate) use bounded::{Int, Name, Names, QueryVector, Ref, Refs, Revision, Text};
 pub(crate) use checks::Checks;
 pub(crate) use common::{Common, Scope, shared_schemas, take_common};
-pub(crate) use parse::{Arg, ECHOED_NAME_CHARS, invalid, joined, parse};
+pub(crate) use lenient::{LenientCount, LenientText, issue};
+pub(crate) use names::{argument_names, check_names};
+pub(crate) use parse::{Arg, invalid, joined, parse, take};
 pub(crate) use shaped::{
     AnyObject, ApiName, Flag, Levels, PREDICATE_GRAMMAR, Slug, Where, with_predicate_grammar,
 };

@@ -61,8 +61,9 @@ pub(crate) fn take<T: DeserializeOwned>(
     }
 }
 
-/// Parses the remaining arguments into a tool's typed arguments (a struct
-/// with `deny_unknown_fields`); an error names the argument (`query.where`).
+/// Parses the remaining arguments into a tool's typed arguments (their names
+/// checked already, by [`super::check_names`]); an error names the argument
+/// (`query.where`).
 pub(crate) fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, ToolError> {
     let mut track = serde_path_to_error::Track::new();
     let de = serde_path_to_error::Deserializer::new(Value::Object(args), &mut track);

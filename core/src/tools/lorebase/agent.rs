@@ -25,7 +25,6 @@ const QUESTION_SEEDS: u32 = 5;
 pub(crate) struct LorebaseContext;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct ContextArgs {
     /// Seed Records (Kind/key), or give `question`.
     records: Option<Refs<20>>,
@@ -116,7 +115,6 @@ impl LorebaseTool for LorebaseContext {
 pub(crate) struct LorebaseExecute;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct ExecuteArgs {
     /// Its api name, as lorebase_schema lists it.
     operation: ApiName,

@@ -14,7 +14,6 @@ use crate::tools::args::{Arg, Checks, Common, Flag, Int, Name, Names, Ref, Scope
 pub(crate) struct LorebaseExplain;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct ExplainArgs {
     /// The Record, Kind/key.
     #[serde(rename = "ref")]
@@ -56,7 +55,6 @@ impl LorebaseTool for LorebaseExplain {
 pub(crate) struct LorebaseHistory;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct HistoryArgs {
     /// The Record, Kind/key.
     #[serde(rename = "ref")]
@@ -104,7 +102,6 @@ impl LorebaseTool for LorebaseHistory {
 pub(crate) struct LorebaseLineage;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct LineageArgs {
     /// The Record, Kind/key.
     #[serde(rename = "ref")]

@@ -26,7 +26,6 @@ use crate::tools::args::{
 pub(crate) struct LorebaseSchema;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct SchemaArgs {
     /// Only these Kinds; default all.
     kinds: Option<Names<100>>,
@@ -83,7 +82,6 @@ impl LorebaseTool for LorebaseSchema {
 pub(crate) struct LorebaseGet;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct GetArgs {
     /// The Record, Kind/key.
     #[serde(rename = "ref")]
@@ -125,7 +123,6 @@ impl LorebaseTool for LorebaseGet {
 pub(crate) struct LorebaseResolve;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct ResolveArgs {
     /// The words to resolve.
     text: Text<2000>,
@@ -177,7 +174,6 @@ const QUERY_KIND_MAX: usize = 128;
 type QueryLimit = Int<1, 1000>;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct QueryArgs {
     /// The query (DSL JSON).
     #[schemars(schema_with = "query_schema")]
@@ -254,7 +250,6 @@ impl LorebaseTool for LorebaseQuery {
 pub(crate) struct LorebaseSearch;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct SearchArgs {
     /// Words to search for.
     query: Option<Text<1000>>,
@@ -308,7 +303,6 @@ impl LorebaseTool for LorebaseSearch {
 pub(crate) struct LorebaseNeighborhood;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct NeighborhoodArgs {
     /// Start Records (Kind/key).
     seeds: Refs<20>,

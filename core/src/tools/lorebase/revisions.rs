@@ -17,7 +17,6 @@ use crate::tools::args::{Checks, Common, Int, Name, Names, Revision, Scope, inva
 pub(crate) struct LorebaseChanges;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct ChangesArgs {
     /// Back to this Revision (exclusive): id or 8+ hex prefix.
     since: Option<Revision>,
@@ -134,7 +133,6 @@ async fn default_branch(ctx: Ctx<'_>, domain: &str) -> Result<String, ToolError>
 pub(crate) struct LorebaseDiff;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct DiffArgs {
     /// The older Revision (id, 8+ digit prefix, or tag).
     from_revision: Name<128>,
@@ -182,7 +180,6 @@ impl LorebaseTool for LorebaseDiff {
 pub(crate) struct LorebaseBranches;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct BranchesArgs {
     /// Page size.
     limit: Option<Int<1, 200>>,

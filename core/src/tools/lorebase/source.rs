@@ -1,5 +1,6 @@
 //! The Lorebase tools as a [`ToolSource`]: their definitions (built once per
-//! toolbox, on first use), the argument-name check, and the call through the
+//! toolbox, on first use), the argument-name check every built-in tool
+//! shares ([`crate::tools::args::check_names`]), and the call through the
 //! tool's row.
 
 use std::sync::{Arc, OnceLock};
@@ -9,12 +10,9 @@ use serde_json::{Map, Value};
 use super::tool::{Ctx, ToolEntry};
 use super::{ALWAYS_LOADED, TOOLS};
 use crate::config::Settings;
-use crate::error::ToolError;
-use crate::keeper::model::{Issue, ProblemCode};
 use crate::keeper::{Credential, KeeperClient};
-use crate::render::caps::cut_value;
 use crate::tool::{ALWAYS_LOAD_META, RenderedOutput, ToolDefinition};
-use crate::tools::args::ECHOED_NAME_CHARS;
+use crate::tools::args::{argument_names, check_names};
 use crate::tools::source::ToolSource;
 
 /// The Lorebase tools of one toolbox. Cheap to clone (shared).
@@ -56,12 +54,7 @@ impl LorebaseTools {
             }
             let argument_names = definitions
                 .iter()
-                .map(|d| {
-                    d.input_schema["properties"]
-                        .as_object()
-                        .map(|props| props.keys().cloned().collect())
-                        .unwrap_or_default()
-                })
+                .map(|d| argument_names(&d.input_schema))
                 .collect();
             Built {
                 definitions,
@@ -95,7 +88,7 @@ impl ToolSource for LorebaseTools {
         credential: &Credential,
     ) -> Option<RenderedOutput> {
         let (index, row) = Self::row(name)?;
-        if let Err(e) = check_argument_names(&self.built().argument_names[index], &arguments) {
+        if let Err(e) = check_names(&self.built().argument_names[index], &arguments) {
             return Some(e.to_output(&self.settings.output));
         }
         let ctx = Ctx {
@@ -105,44 +98,4 @@ impl ToolSource for LorebaseTools {
         };
         Some((row.call)(ctx, arguments).await)
     }
-}
-
-/// Unknown arguments named in the message (the issues list every one).
-const NAMED_UNKNOWN: usize = 3;
-
-/// Rejects arguments the tool does not take, naming them and the ones it does.
-fn check_argument_names(
-    accepted: &[String],
-    arguments: &Map<String, Value>,
-) -> Result<(), ToolError> {
-    let unknown: Vec<&String> = arguments.keys().filter(|k| !accepted.contains(k)).collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    let mut names: Vec<String> = unknown
-        .iter()
-        .take(NAMED_UNKNOWN)
-        .map(|k| format!("`{}`", cut_value(k, ECHOED_NAME_CHARS)))
-        .collect();
-    if unknown.len() > NAMED_UNKNOWN {
-        names.push(format!("{} more", unknown.len() - NAMED_UNKNOWN));
-    }
-    Err(ToolError {
-        code: ProblemCode::ValidationFailed.into(),
-        message: format!(
-            "unknown argument {}; this tool takes: {}",
-            names.join(", "),
-            accepted.join(", ")
-        ),
-        issues: unknown
-            .iter()
-            .map(|k| Issue {
-                path: (*k).clone(),
-                message: "unknown argument".into(),
-            })
-            .collect(),
-        head: None,
-        retry_after: None,
-        next: None,
-    })
 }

@@ -43,13 +43,14 @@ pub(crate) trait LorebaseTool {
     /// (Claude Code's ToolSearch matches `_meta["anthropic/searchHint"]`;
     /// the model never reads it, so it costs no tokens).
     const SEARCH_HINT: &'static str;
-    /// The shared arguments it takes besides `domain` and `format`.
+    /// The shared arguments it takes (`domain` and `format` always).
     const SCOPE: Scope;
     /// Whether it writes (only `lorebase_execute`).
     const WRITES: bool = false;
 
-    /// Its own arguments: a struct with `deny_unknown_fields` whose doc
-    /// comments are the descriptions a model sees.
+    /// Its own arguments: a struct whose doc comments are the descriptions
+    /// a model sees (an argument its schema does not list is refused before
+    /// it is parsed, by [`crate::tools::args::check_names`]).
     type Args: DeserializeOwned + JsonSchema + Send;
     /// Its answer: the `json` format and `structuredContent` (the fields
     /// its type marks `"x-identifier"` are never cut).
