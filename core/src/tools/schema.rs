@@ -18,10 +18,6 @@
 //! never cut: [`identifiers`] collects them for
 //! [`crate::render::caps::Identifiers`]).
 
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock, PoisonError};
-
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
@@ -89,18 +85,11 @@ pub(crate) fn output<T: JsonSchema>() -> Value {
 }
 
 /// The identifiers of an answer `T` (the fields its type marks
-/// `"x-identifier": true`), collected from its schema once per type.
-pub(crate) fn identifiers<T: JsonSchema + 'static>() -> &'static Identifiers {
-    static BY_TYPE: OnceLock<Mutex<HashMap<TypeId, &'static Identifiers>>> = OnceLock::new();
-    let mut by_type = BY_TYPE
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    by_type.entry(TypeId::of::<T>()).or_insert_with(|| {
-        let schema = generator().root_schema_for::<T>().to_value();
-        // One per answer type, for the life of the process.
-        Box::leak(Box::new(Identifiers::from_schema(&schema)))
-    })
+/// `"x-identifier": true`), collected from its schema. A toolbox collects
+/// them once per tool and frees them with itself: no process-wide cache
+/// (the C library frees everything it allocated in `lorebase_herald_free`).
+pub(crate) fn identifiers<T: JsonSchema>() -> Identifiers {
+    Identifiers::from_schema(&generator().root_schema_for::<T>().to_value())
 }
 
 /// A hand-written output schema (the KB tools') as published: without its
@@ -322,7 +311,7 @@ mod tests {
             schemas: true,
         };
         let value = serde_json::to_value(&answer).unwrap();
-        let out = cap_json(value, &caps, identifiers::<Answer>());
+        let out = cap_json(value, &caps, &identifiers::<Answer>());
         assert_eq!(out["record_id"], json!(long), "{out}");
         assert_eq!(
             out["items"][0]["ref"],

@@ -11,6 +11,7 @@ use super::tool::{Ctx, ToolEntry};
 use super::{ALWAYS_LOADED, TOOLS};
 use crate::config::Settings;
 use crate::keeper::{Credential, KeeperClient};
+use crate::render::caps::Identifiers;
 use crate::tool::{ALWAYS_LOAD_META, RenderedOutput, ToolDefinition};
 use crate::tools::args::{argument_names, check_names};
 use crate::tools::source::ToolSource;
@@ -29,6 +30,7 @@ pub(crate) struct LorebaseTools {
 struct Built {
     definitions: Vec<ToolDefinition>,
     argument_names: Vec<Vec<String>>,
+    identifiers: Vec<Identifiers>,
 }
 
 impl LorebaseTools {
@@ -59,6 +61,7 @@ impl LorebaseTools {
             Built {
                 definitions,
                 argument_names,
+                identifiers: TOOLS.iter().map(|t| (t.identifiers)()).collect(),
             }
         })
     }
@@ -95,6 +98,7 @@ impl ToolSource for LorebaseTools {
             keeper: &self.keeper,
             settings: &self.settings,
             cred: credential,
+            ids: &self.built().identifiers[index],
         };
         Some((row.call)(ctx, arguments).await)
     }

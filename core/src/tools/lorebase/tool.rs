@@ -15,6 +15,7 @@ use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::{Credential, KeeperClient};
 use crate::render;
+use crate::render::caps::Identifiers;
 use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
 use crate::tools::args::{Checks, Common, Scope, parse, take_common};
 use crate::tools::schema;
@@ -28,6 +29,8 @@ pub(crate) struct Ctx<'a> {
     pub settings: &'a Settings,
     /// The caller's credential.
     pub cred: &'a Credential,
+    /// The answer's identifiers, never cut (collected once per toolbox).
+    pub ids: &'a Identifiers,
 }
 
 /// One Lorebase tool.
@@ -82,6 +85,8 @@ pub(crate) struct ToolEntry {
     pub writes: bool,
     /// Its definition (schemas derived from its types).
     pub definition: fn() -> ToolDefinition,
+    /// Its answer's identifiers (the fields its wire type marks).
+    pub identifiers: fn() -> Identifiers,
     /// Runs it: shared arguments, its own, the handler, the rendering; a
     /// failure is a tool error.
     pub call: for<'a> fn(Ctx<'a>, Map<String, Value>) -> Running<'a>,
@@ -102,6 +107,7 @@ pub(crate) const fn entry<T: LorebaseTool>(group: &'static str) -> ToolEntry {
         group,
         writes: T::WRITES,
         definition: definition::<T>,
+        identifiers: schema::identifiers::<T::Answer>,
         call: call::<T>,
     }
 }
@@ -145,7 +151,7 @@ async fn run<T: LorebaseTool>(
         common.format,
         || T::text(&answer, ctx.settings),
         || serde_json::to_value(&answer).unwrap_or(Value::Null),
-        schema::identifiers::<T::Answer>(),
+        ctx.ids,
         caps,
     ))
 }
