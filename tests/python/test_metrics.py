@@ -168,8 +168,13 @@ async def test_kb_entries_and_reloads(sandbox, http_herald_factory, tmp_path):
     for n in range(3):
         (root / "notes" / f"n{n}.md").write_text(f"---\ntitle: Note {n}\n---\nharbor {n}\n")
     herald = http_herald_factory(sandbox.url, args=["--kb", str(root)])
-    first = scrape(herald.ready["metrics"])
-    assert first[("herald_kb_entries", ())] == 3
+    # The catalog is indexed in the background from startup (the handshake
+    # never waits for it): under load the first scrape may come before it.
+    deadline = time.monotonic() + 20
+    while (first := scrape(herald.ready["metrics"]))[("herald_kb_entries", ())] != 3:
+        assert first[("herald_kb_entries", ())] == 0, first
+        assert time.monotonic() < deadline, "the catalog was never indexed"
+        time.sleep(0.05)
     assert first[("herald_kb_reload_failures_total", ())] == 0
     loaded = first[("herald_kb_last_reload_timestamp_seconds", ())]
     assert abs(loaded - time.time()) < 120
