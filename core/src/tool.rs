@@ -3,12 +3,24 @@
 //! other module): its definition ([`ToolDefinition`], what `tools/list`
 //! shows), the answer of a call ([`RenderedOutput`]), and the caller's own
 //! mistakes ([`ToolCallError`], [`ErrorCode`]), including the one parser of
-//! a call's arguments ([`arguments_from_json`]).
+//! a call's arguments ([`arguments_from_json`]); and which characters never
+//! reach a model raw ([`is_hidden_or_control`]).
 
 use std::fmt;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+/// Whether `c` would break or disguise text shown to a model: a control
+/// character (a line break forges a `next:` line) or an invisible
+/// formatting one (bidi overrides, zero-width characters, a soft hyphen), or
+/// a line or paragraph separator.
+pub fn is_hidden_or_control(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{00AD}')
+}
 
 /// MCP tool annotations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -223,7 +223,7 @@ pub fn clean_text(text: &str, max_chars: usize) -> String {
         } else {
             c
         };
-        if c.is_control() || is_format_char(c) {
+        if crate::tool::is_hidden_or_control(c) {
             continue;
         }
         if c == ' ' {
@@ -242,13 +242,6 @@ pub fn clean_text(text: &str, max_chars: usize) -> String {
         count += 1;
     }
     out.trim_end().to_string()
-}
-
-/// Invisible formatting characters that can disguise text.
-fn is_format_char(c: char) -> bool {
-    matches!(c,
-        '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{00AD}')
 }
 
 /// A remote name for a log line (bounded, cleaned).

@@ -6,8 +6,9 @@
 //! the duration, the Keeper requests made and the caller as a key
 //! fingerprint: the first 12 hex digits of the SHA-256 of the key, the same
 //! on every replica (`printf %s "$KEY" | sha256sum | cut -c1-12`), never the
-//! key. Argument names are added only when `log.audit_arguments` is on;
-//! argument values never are.
+//! key. Argument names are added only when `log.audit_arguments` is on
+//! (at most [`MAX_AUDITED_NAMES`] of them and [`MAX_AUDITED_NAMES_CHARS`]
+//! characters, then how many were left out); argument values never are.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -28,6 +29,14 @@ pub const AUDIT_TARGET: &str = "herald::audit";
 /// Longest caller-given text (a Domain, a branch, an unknown tool's name)
 /// copied into a log line.
 const MAX_LOGGED_CHARS: usize = 128;
+
+/// The most argument names an audit line lists (a call may send thousands:
+/// 20,000 made a 129 KB line).
+pub const MAX_AUDITED_NAMES: usize = 32;
+
+/// The most characters of argument names an audit line holds (each name is
+/// [`log_safe`], so at most 129 of them).
+pub const MAX_AUDITED_NAMES_CHARS: usize = 1024;
 
 /// Who made a call, as logs name it: `key:<fingerprint>` (computed only
 /// when a line is written) or `anonymous`.
@@ -100,9 +109,26 @@ impl fmt::Display for ArgumentNames<'_> {
     }
 }
 
-/// The argument names of `arguments`, for the audit line.
+/// The argument names of `arguments`, for the audit line: the first ones,
+/// up to [`MAX_AUDITED_NAMES`] names and [`MAX_AUDITED_NAMES_CHARS`]
+/// characters (as logged), then `(+N more)` when some were left out.
 pub fn argument_names(arguments: &Map<String, Value>) -> Vec<String> {
-    arguments.keys().cloned().collect()
+    let mut names = Vec::new();
+    let mut chars = 0;
+    for name in arguments.keys() {
+        let logged = log_safe(name);
+        let cost = logged.chars().count();
+        if names.len() == MAX_AUDITED_NAMES || chars + cost > MAX_AUDITED_NAMES_CHARS {
+            break;
+        }
+        chars += cost;
+        names.push(logged.into_owned());
+    }
+    let left_out = arguments.len() - names.len();
+    if left_out > 0 {
+        names.push(format!("(+{left_out} more)"));
+    }
+    names
 }
 
 /// What is known of a finished (or refused) call.
@@ -219,6 +245,34 @@ mod tests {
             format!("key:{fp}")
         );
         assert_eq!(Caller::of(None).to_string(), "anonymous");
+    }
+
+    #[test]
+    fn argument_names_are_capped_with_a_count_of_those_left_out() {
+        let many: Map<String, Value> = (0..20_000)
+            .map(|n| (format!("a{n:05}"), Value::Null))
+            .collect();
+        let names = argument_names(&many);
+        assert_eq!(names.len(), MAX_AUDITED_NAMES + 1);
+        assert_eq!(names.last().unwrap(), "(+19968 more)");
+        let line = ArgumentNames(&names).to_string();
+        assert!(line.len() < MAX_AUDITED_NAMES_CHARS + 64, "{}", line.len());
+
+        // Long names: the character budget ends the list first.
+        let long: Map<String, Value> = (0..100)
+            .map(|n| (format!("{n:03}{}", "x".repeat(300)), Value::Null))
+            .collect();
+        let names = argument_names(&long);
+        assert_eq!(names.len(), 8, "7 names of 129 characters, then the count");
+        assert_eq!(names.last().unwrap(), "(+93 more)");
+        assert!(ArgumentNames(&names).to_string().len() <= MAX_AUDITED_NAMES_CHARS + 64);
+
+        // Few short names: all of them, no marker.
+        let few: Map<String, Value> = [("ref", Value::Null), ("links", Value::Null)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(argument_names(&few).len(), 2);
     }
 
     #[test]
