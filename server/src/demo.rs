@@ -58,35 +58,43 @@ pub async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerError> {
     let herald = Herald::build(load_settings_with(cli, &extra)?)?;
     tracing::info!(keeper = %sandbox.url(), "demo: sandbox Keeper started (Domains supply and retail, no authentication)");
     let shutdown = Shutdown::on_signals();
-    match herald.settings.transport {
-        Transport::Stdio => {
-            eprint!("{}", stdio_configs(launcher));
-            if std::io::stdin().is_terminal() {
-                eprint!("{}", tour(&herald).await);
-                eprintln!(
-                    "Serving MCP over stdio now (an MCP host sends JSON-RPC on stdin). Ctrl-C to stop."
+    let signals = shutdown.clone();
+    let serving = async {
+        match herald.settings.transport {
+            Transport::Stdio => {
+                eprint!("{}", stdio_configs(launcher));
+                if std::io::stdin().is_terminal() {
+                    eprint!("{}", tour(&herald).await);
+                    eprintln!(
+                        "Serving MCP over stdio now (an MCP host sends JSON-RPC on stdin). Ctrl-C to stop."
+                    );
+                }
+                app::serve_stdio(&herald, shutdown).await?;
+            }
+            Transport::StreamableHttp => {
+                let bound = http::bind(&herald.settings.http).await?;
+                let url = http::url(&bound, &herald.settings.http);
+                println!(
+                    "LOREBASE_HERALD_READY {}",
+                    json!({"url": url, "healthz": format!("http://{}/healthz", bound.addr), "transport": "streamable_http", "keeper": sandbox.url()})
                 );
+                eprint!("{}", http_configs(&url));
+                if std::io::stdin().is_terminal() {
+                    eprint!("{}", tour(&herald).await);
+                    eprintln!("Serving MCP on {url}. Ctrl-C to stop.");
+                }
+                let handler = herald.handler(CallerAuth::HttpBearer {
+                    allow_anonymous: true,
+                });
+                http::serve(bound, handler, &herald.settings.http, shutdown).await?;
             }
-            app::serve_stdio(&herald, shutdown).await?;
         }
-        Transport::StreamableHttp => {
-            let bound = http::bind(&herald.settings.http).await?;
-            let url = http::url(&bound, &herald.settings.http);
-            println!(
-                "LOREBASE_HERALD_READY {}",
-                json!({"url": url, "healthz": format!("http://{}/healthz", bound.addr), "transport": "streamable_http", "keeper": sandbox.url()})
-            );
-            eprint!("{}", http_configs(&url));
-            if std::io::stdin().is_terminal() {
-                eprint!("{}", tour(&herald).await);
-                eprintln!("Serving MCP on {url}. Ctrl-C to stop.");
-            }
-            let handler = herald.handler(CallerAuth::HttpBearer {
-                allow_anonymous: true,
-            });
-            http::serve(bound, handler, &herald.settings.http, shutdown).await?;
-        }
-    }
+        Ok::<(), ServerError>(())
+    };
+    let Some(served) = signals.unless_exit_now(serving).await else {
+        return Ok(crate::shutdown::SECOND_SIGNAL_EXIT_CODE);
+    };
+    served?;
     drop(sandbox);
     Ok(0)
 }

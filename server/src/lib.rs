@@ -29,13 +29,14 @@
 //!   challenge and the protected resource metadata; [`http::tool_headers`]:
 //!   tool sets per request; [`http::heap_trim`]: the heap freed after a surge
 //!   of connections given back to the system;
-//! - [`shutdown`]: graceful shutdown on SIGTERM/SIGINT (stdio and HTTP);
+//! - [`shutdown`]: graceful shutdown on SIGTERM/SIGINT (stdio and HTTP), a
+//!   second signal exiting now, SIGHUP passed on (never fatal);
 //! - [`demo`] and [`commands`]: `demo`, `call`, `tools`; [`tool_tokens`]:
 //!   `tools --tokens`;
 //! - [`health`]: `health [URL]`, the container health check;
-//! - [`logging`]: the stderr log layer; [`log_buffer`]: its lines written
-//!   together within 25 ms, off the calls' path, dropped and counted while
-//!   nobody reads stderr; [`audit_file`]: `log.audit_file`;
+//! - [`logging`]: the stderr log layer; [`log_buffer`]: its writer, lines
+//!   written together within 25 ms, off the calls' path, dropped and counted
+//!   while nobody reads stderr, flushed when `run_cli`'s guard is dropped; [`audit_file`]: `log.audit_file`;
 //! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
 //!   (SIGHUP, `mcp.refresh_interval_s`).
 //!
@@ -109,12 +110,13 @@ pub fn run_cli(args: Vec<String>) -> i32 {
             return 1;
         }
     };
-    // Log lines are written together, off the calls' path (log_buffer).
-    log_buffer::enable();
+    // Log lines are written together, off the calls' path (log_buffer),
+    // until the guard is dropped on the way out, which writes what waits.
+    let log_flush = logging::batch();
     let code = finish(runtime.block_on(dispatch(cli, launcher, settings)));
     // A blocking read of stdin cannot be cancelled: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
-    log_buffer::disable();
+    drop(log_flush);
     code
 }
 
@@ -221,7 +223,10 @@ async fn dispatch(
             let settings = settings.unwrap_or_else(|| load_settings(&cli))?;
             let herald = Herald::build(settings)?;
             let shutdown = Shutdown::on_signals();
-            let served = app::serve_discovering(&herald, shutdown, !cli.kb_only()).await;
+            let serving = app::serve_discovering(&herald, shutdown.clone(), !cli.kb_only());
+            let Some(served) = shutdown.unless_exit_now(serving).await else {
+                return Ok(shutdown::SECOND_SIGNAL_EXIT_CODE);
+            };
             herald.toolbox.close_remote().await;
             served.map(|()| 0)
         }

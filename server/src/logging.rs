@@ -7,6 +7,11 @@
 //! Each tool call writes one audit line at info level (target
 //! `herald::audit`, see `herald_core::telemetry::audit`); with
 //! `log.audit_file` it is also appended to that file ([`crate::audit_file`]).
+//!
+//! The stderr lines go through one [`LogWriter`], owned by the installed
+//! subscriber's layer (a reload of the format gets the same writer);
+//! `run_cli` holds its [`FlushGuard`] ([`batch`]) while it runs and drops it
+//! on every way out, which writes what waits.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +23,7 @@ use tracing_subscriber::{EnvFilter, Layer, Registry, reload};
 
 use crate::audit_file::AuditFile;
 use crate::error::ServerError;
+use crate::log_buffer::{FlushGuard, LogWriter};
 
 /// The filter without a flag or `RUST_LOG`: rmcp logs every stateless HTTP
 /// request at `info`, which buries Herald's own lines; rustls' platform
@@ -35,14 +41,17 @@ type FormatLayer = Box<dyn Layer<Registry> + Send + Sync>;
 
 /// How the format can still change: the reload handle, and whether a flag
 /// fixed it (then the settings do not change it); the audit file, named by
-/// the settings.
+/// the settings; the stderr writer the layer writes through.
 struct Installed {
     handle: reload::Handle<FormatLayer, Registry>,
+    writer: LogWriter,
     fixed_by_flag: bool,
     json: AtomicBool,
     audit: AuditFile,
 }
 
+/// The subscriber is process-wide (tracing's global default), so the record
+/// of what was installed is too; the writer's state lives in the writer.
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
 
 /// Installs the stderr subscriber, in `format` when a flag gave one (text
@@ -52,7 +61,8 @@ static INSTALLED: OnceLock<Installed> = OnceLock::new();
 /// one process) keeps the first one.
 pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
     let filter = filter(level, std::env::var("RUST_LOG").ok().as_deref(), default);
-    let (layer, handle) = reload::Layer::new(format_layer(format.unwrap_or_default()));
+    let writer = LogWriter::new();
+    let (layer, handle) = reload::Layer::new(format_layer(format.unwrap_or_default(), &writer));
     let audit = AuditFile::default();
     // The filter is the stderr layer's own: the audit file takes every audit
     // line whatever the level.
@@ -64,6 +74,7 @@ pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
     {
         let _ = INSTALLED.set(Installed {
             handle,
+            writer,
             fixed_by_flag: format.is_some(),
             json: (format == Some(LogFormat::Json)).into(),
             audit,
@@ -88,13 +99,29 @@ pub fn apply_settings(settings: &Settings) -> Result<(), ServerError> {
     }
     if !installed.fixed_by_flag {
         let format = settings.log.format;
-        if installed.handle.reload(format_layer(format)).is_ok() {
+        if installed
+            .handle
+            .reload(format_layer(format, &installed.writer))
+            .is_ok()
+        {
             installed
                 .json
                 .store(format == LogFormat::Json, Ordering::Relaxed);
         }
     }
     Ok(())
+}
+
+/// Batches the stderr lines off the calls' path until the guard is dropped
+/// (`run_cli`); `None` when another subscriber was installed first.
+pub fn batch() -> Option<FlushGuard> {
+    INSTALLED.get().map(|i| i.writer.batch())
+}
+
+/// Log lines dropped because stderr could not take them
+/// (`herald_log_lines_dropped_total`).
+pub fn lines_dropped_total() -> u64 {
+    INSTALLED.get().map_or(0, |i| i.writer.dropped_total())
 }
 
 /// Whether log lines are JSON now.
@@ -117,24 +144,28 @@ pub fn fatal(message: &str) {
 }
 
 /// [`notice`] and [`fatal`]: queued behind the log lines still waiting in
-/// [`crate::log_buffer`], so the order on stderr is kept and a stderr that
+/// the [`LogWriter`], so the order on stderr is kept and a stderr that
 /// nobody reads never blocks the caller.
 fn operator_line(message: &str, failure: bool) {
     match (is_json(), failure) {
         (true, false) => tracing::info!(target: "lorebase_herald", "{message}"),
         (true, true) => tracing::error!(target: "lorebase_herald", "{message}"),
         (false, _) => {
-            crate::log_buffer::write_line(format!("lorebase-herald: {message}\n").as_bytes());
+            let line = format!("lorebase-herald: {message}\n");
+            match INSTALLED.get() {
+                Some(installed) => installed.writer.write_line(line.as_bytes()),
+                None => eprint!("{line}"),
+            }
         }
     }
 }
 
-/// The layer writing `format` on stderr.
-fn format_layer(format: LogFormat) -> FormatLayer {
+/// The layer writing `format` on stderr through `writer`.
+fn format_layer(format: LogFormat, writer: &LogWriter) -> FormatLayer {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     match format {
         LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_writer(crate::log_buffer::BufferedStderr)
+            .with_writer(writer.clone())
             .with_ansi(ansi)
             .with_target(true)
             .boxed(),
@@ -143,7 +174,7 @@ fn format_layer(format: LogFormat) -> FormatLayer {
             .flatten_event(true)
             .with_current_span(false)
             .with_span_list(false)
-            .with_writer(crate::log_buffer::BufferedStderr)
+            .with_writer(writer.clone())
             .with_target(true)
             .boxed(),
     }

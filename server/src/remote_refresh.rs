@@ -4,31 +4,34 @@
 //! went away leaves. When the tools changed and a host session is known
 //! (stdio), the host gets `notifications/tools/list_changed`; over stateless
 //! Streamable HTTP every `tools/list` already reads the current tools.
+//! Without remote servers nothing listens for SIGHUP, and
+//! [`crate::shutdown`] logs that there is nothing to reload.
 
 use std::time::Duration;
 
 use herald_core::remote::ServerStatus;
 use herald_core::tools::Toolbox;
 use rmcp::{Peer, RoleServer};
+use tokio::sync::watch;
 
 use crate::shutdown::Shutdown;
 
 /// Starts re-discovery in the background (nothing when no remote server is
-/// configured). Must be called inside a Tokio runtime. It stops with
-/// `shutdown`.
+/// configured), on each of `shutdown`'s hangups and every interval. Must be
+/// called inside a Tokio runtime. It stops with `shutdown`.
 pub fn spawn(toolbox: Toolbox, shutdown: Shutdown, host: Option<Peer<RoleServer>>) {
     if toolbox.remote().is_empty() {
         return;
     }
     let interval = toolbox.settings().mcp.refresh_interval_s;
-    let mut hangups = Hangups::install();
+    let mut hangups = shutdown.hangups();
     tokio::spawn(async move {
         let mut generation = toolbox.remote().generation();
         loop {
             let reason = tokio::select! {
                 _ = shutdown.wait() => return,
                 r = next_tick(interval) => r,
-                r = hangups.next() => r,
+                r = next_hangup(&mut hangups) => r,
             };
             tracing::info!(reason, "re-discovering the remote MCP servers' tools");
             let summaries = toolbox.discover_remote().await;
@@ -64,36 +67,10 @@ async fn next_tick(interval_s: u64) -> &'static str {
     "mcp.refresh_interval_s"
 }
 
-/// SIGHUP, where there is one.
-struct Hangups {
-    #[cfg(unix)]
-    signal: Option<tokio::signal::unix::Signal>,
-}
-
-impl Hangups {
-    fn install() -> Self {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Self {
-                signal: signal(SignalKind::hangup()).ok(),
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            Self {}
-        }
-    }
-
-    async fn next(&mut self) -> &'static str {
-        #[cfg(unix)]
-        if let Some(s) = &mut self.signal {
-            if s.recv().await.is_some() {
-                return "SIGHUP";
-            }
-            self.signal = None;
-        }
+/// Waits for the next SIGHUP (forever once its sender is gone).
+async fn next_hangup(hangups: &mut watch::Receiver<u64>) -> &'static str {
+    if hangups.changed().await.is_err() {
         std::future::pending::<()>().await;
-        "never"
     }
+    "SIGHUP"
 }

@@ -5,7 +5,7 @@
 //! The calls and Keeper requests are counted where they happen
 //! (`herald_core::telemetry::metrics`); this module adds what is read at
 //! scrape time: the open HTTP connections, the KB catalog, the build, the
-//! log lines dropped (`crate::log_buffer`). Every
+//! log lines dropped (`crate::logging`). Every
 //! name is prefixed `herald_`; docs/operations.md lists them.
 
 use std::net::SocketAddr;
@@ -101,7 +101,7 @@ impl Collector for ScrapeTime {
             info.metric_type(),
         )?;
         info.encode(family.encode_family(&[("version", env!("CARGO_PKG_VERSION"))])?)?;
-        let dropped = ConstCounter::new(crate::log_buffer::dropped_total());
+        let dropped = ConstCounter::new(crate::logging::lines_dropped_total());
         let help = "Log lines dropped because stderr could not take them (nobody read it)";
         put(&mut encoder, "log_lines_dropped", help, dropped)?;
         if let Some(table) = &self.connections {
