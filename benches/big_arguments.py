@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -36,11 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benches"))
-sys.path.insert(0, str(ROOT / "tests" / "replicas"))
 
-from harness.procs import peak_rss_kb, reset_peak, rss_kb  # noqa: E402
-from replicas import ready_line, scrubbed_env  # noqa: E402
-from slow_clients import http_herald_env  # noqa: E402
+from harness.procs import add_binary_options, peak_rss_kb, reset_peak, rss_kb, stop  # noqa: E402
+from slow_clients import start_keeper_and_herald  # noqa: E402
 
 
 def call_body(values: int, call_id: int, shape: str = "array") -> bytes:
@@ -131,26 +127,20 @@ def main() -> int:
     ap.add_argument("--settle", type=float, default=20.0, help="seconds to wait for RSS to fall after the answers")
     ap.add_argument("--peak-mb", type=float, default=400.0, help="--assert: the peak must stay under this")
     ap.add_argument("--after-mb", type=float, default=100.0, help="--assert: RSS must fall under this within --settle")
-    ap.add_argument("--assert", dest="check", action="store_true")
-    ap.add_argument("--herald", default=os.environ.get("HERALD_BIN", str(ROOT / "target/debug/lorebase-herald")))
-    ap.add_argument("--sandbox", default=os.environ.get("SANDBOX_BIN", str(ROOT / "target/debug/lorebase-sandbox")))
+    ap.add_argument("--assert", dest="check", action="store_true", help="exit 1 past --peak-mb or --after-mb")
+    add_binary_options(ap)
     args = ap.parse_args()
 
-    keeper = subprocess.Popen([args.sandbox, "--port", "0", "--auth", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({}))
-    herald = None
+    keeper = herald = None
     try:
-        keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
-        env = http_herald_env(keeper_url)
-        herald = subprocess.Popen([args.herald], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env(env))
-        url = ready_line(herald, "LOREBASE_HERALD_READY ")["url"]
-        host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+        keeper, herald, host, port = start_keeper_and_herald(args.sandbox, args.herald)
         time.sleep(0.5)
         rss_start = rss_kb(herald.pid)
         reset_peak(herald.pid)
         sampler = Sampler(herald.pid)
         sampler.start()
         started = time.monotonic()
-        result = attack(args, host, int(port))
+        result = attack(args, host, port)
         answered = time.monotonic()
         fell_after = None
         while time.monotonic() - answered < args.settle:
@@ -187,9 +177,8 @@ def main() -> int:
         return 0
     finally:
         for proc in (herald, keeper):
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            if proc:
+                stop(proc)
 
 
 if __name__ == "__main__":

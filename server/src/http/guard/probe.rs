@@ -393,13 +393,13 @@ impl<'de> Visitor<'de> for IdSeed<'_> {
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        self.tally.one();
-        Ok(Id::Text(Cow::Borrowed(v)))
+        let text = Text { tally: self.tally }.visit_borrowed_str(v)?;
+        Ok(text.map_or(Id::Null, Id::Text))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        self.tally.one();
-        Ok(Id::Text(Cow::Owned(v.to_owned())))
+        let text = Text { tally: self.tally }.visit_str(v)?;
+        Ok(text.map_or(Id::Null, Id::Text))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
