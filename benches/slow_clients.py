@@ -62,6 +62,19 @@ def http_herald_env(keeper_url: str) -> dict[str, str]:
     }
 
 
+def start_keeper_and_herald(sandbox: str, herald: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, subprocess.Popen | None, str, int]:
+    """The sandbox Keeper (auth mode none) and a Herald over it on Streamable
+    HTTP (``http_herald_env`` plus ``env``), both on free loopback ports:
+    (keeper, herald, host, port). The herald is None when it failed to start;
+    the caller stops both."""
+    keeper = subprocess.Popen([sandbox, "--port", "0", "--auth", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({}))
+    keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
+    proc = subprocess.Popen([herald], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({**http_herald_env(keeper_url), **(env or {})}))
+    url = ready_line(proc, "LOREBASE_HERALD_READY ")["url"]
+    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    return keeper, proc, host, int(port)
+
+
 def nofile_of(pid: int) -> list[int]:
     """A process's open-file limits (soft, hard), from /proc."""
     with open(f"/proc/{pid}/limits") as limits:

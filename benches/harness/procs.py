@@ -87,6 +87,13 @@ def stop(proc: subprocess.Popen, grace: float = 5.0) -> None:
         proc.wait()
 
 
+def add_binary_options(ap) -> None:
+    """``--herald`` and ``--sandbox`` (default: $HERALD_BIN / $SANDBOX_BIN, else the debug builds)."""
+    root = Path(__file__).resolve().parents[2]
+    ap.add_argument("--herald", default=os.environ.get("HERALD_BIN", str(root / "target/debug/lorebase-herald")))
+    ap.add_argument("--sandbox", default=os.environ.get("SANDBOX_BIN", str(root / "target/debug/lorebase-sandbox")))
+
+
 class Sandbox:
     """The sandbox Keeper on an ephemeral loopback port, with API keys."""
 

@@ -1,9 +1,12 @@
 //! The checks every Streamable HTTP request passes before rmcp sees it:
 //! DNS-rebinding protection (the `Host` header, the authority of an
 //! absolute-form target, the `Origin` header), the body size limit, a body
-//! that is JSON-RPC, and routing headers that match the body
-//! ([`crate::http::routing_headers`]). A refused request gets a JSON-RPC error
-//! body (400, 403 or 413) and is never forwarded.
+//! that is one JSON-RPC message, routing headers that match the body
+//! ([`crate::http::routing_headers`]), and a bound on the JSON values one
+//! body holds ([`probe::MAX_JSON_VALUES`]). The body is probed without
+//! building a tree ([`probe`]); rmcp parses it once. A refused request gets
+//! a JSON-RPC error body (400, 403 or 413; a tool call with too many values,
+//! a tool error) and is never forwarded.
 
 use std::sync::Arc;
 
@@ -12,9 +15,15 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use http_body_util::LengthLimitError;
+use serde_json::json;
 
-use crate::http::routing_headers;
+use crate::http::heap_trim;
+
+mod message;
+mod probe;
+
+use message::check_message;
 
 /// Host names accepted on any port, besides `http.allowed_hosts`.
 pub const DEFAULT_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
@@ -170,9 +179,12 @@ impl IntoResponse for Refusal {
 }
 
 /// The middleware: header checks, then the body limit (the body is read
-/// here, bounded, and handed on in one piece), then the body itself: JSON
-/// (else 400 with a parse error, -32700), a JSON-RPC message (else 400,
-/// -32600), and routing headers that match it (else 400, -32020).
+/// here, bounded, and handed on in one piece; broken chunked framing is a
+/// 400, not a 413), then the body itself, probed without building a tree
+/// ([`probe`]): JSON (else 400 with a parse error, -32700), one JSON-RPC
+/// message with each key once (else 400, -32600), routing headers that
+/// match it (else 400, -32020), and no more than
+/// [`probe::MAX_JSON_VALUES`] values ([`message`]).
 pub async fn guard(
     State(policy): State<Arc<GuardPolicy>>,
     request: Request,
@@ -196,46 +208,39 @@ pub async fn guard(
     let (parts, body) = request.into_parts();
     let bytes = match to_bytes(body, limit).await {
         Ok(bytes) => bytes,
-        Err(_) => return too_large(limit),
+        Err(e) => return unreadable(&e, limit),
     };
-    if let Err((status, code, message)) = check_message(&parts.headers, &bytes) {
-        return refusal(status, code, &message);
+    if let Err(refused) = check_message(&parts.headers, &bytes) {
+        return *refused;
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let large = bytes.len() >= heap_trim::LARGE_BODY;
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    if large {
+        heap_trim::after_large_body();
+    }
+    response
 }
 
-/// JSON-RPC's answers to a body that is not JSON, or not a JSON-RPC message,
-/// and to routing headers that do not match it.
-fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<(), (StatusCode, i64, String)> {
-    // serde_json refuses invalid UTF-8 and nesting past 128 levels too.
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        (
-            StatusCode::BAD_REQUEST,
-            -32700,
-            format!("Parse error: the body is not JSON ({e})"),
-        )
-    })?;
-    let is_message = |v: &Value| {
-        v.as_object().is_some_and(|o| {
-            o.contains_key("method") || o.contains_key("result") || o.contains_key("error")
-        })
-    };
-    let shaped = match &value {
-        Value::Array(items) => !items.is_empty() && items.iter().all(is_message),
-        v => is_message(v),
-    };
-    if !shaped {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "Invalid Request: the body is not a JSON-RPC message".into(),
-        ));
+/// The answer to a body that could not be read whole: past the limit, 413;
+/// broken framing (a chunk size that is no hex number, a short chunk, bare
+/// LF line ends) or a connection that closed early, 400.
+fn unreadable(error: &axum::Error, limit: usize) -> Response {
+    let source: &(dyn std::error::Error + 'static) = error;
+    let mut cause = Some(source);
+    while let Some(e) = cause {
+        if e.is::<LengthLimitError>() {
+            return too_large(limit);
+        }
+        cause = e.source();
     }
-    routing_headers::check(headers, &value).map_err(|reason| {
-        tracing::warn!(reason = %reason, "refused a request whose routing headers do not match its body");
-        (StatusCode::BAD_REQUEST, -32020, reason)
-    })
+    tracing::debug!(error = %error, "refused a request whose body could not be read");
+    refusal(
+        StatusCode::BAD_REQUEST,
+        -32600,
+        "Bad Request: the body's framing is malformed (chunked encoding or Content-Length); send it again whole",
+    )
 }
 
 fn too_large(limit: usize) -> Response {
@@ -439,24 +444,5 @@ mod tests {
         let local: Uri = "http://127.0.0.1:8090/mcp".parse().unwrap();
         assert!(p.check_headers(&local, &h).is_ok());
         assert!(p.check_headers(&local, &HeaderMap::new()).is_ok());
-    }
-
-    #[test]
-    fn bodies_that_are_not_json_rpc_are_refused_with_json_rpc_400() {
-        let h = HeaderMap::new();
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        for (body, code) in [
-            (&b"not json"[..], -32700),
-            (&b"{\"jsonrpc\": \"2.0\", \"method\": \"\xff\"}"[..], -32700),
-            (deep.as_bytes(), -32700),
-            (&b"[]"[..], -32600),
-            (&b"42"[..], -32600),
-            (&b"{\"jsonrpc\": \"2.0\"}"[..], -32600),
-        ] {
-            let (status, got, message) = check_message(&h, body).unwrap_err();
-            assert_eq!(status, StatusCode::BAD_REQUEST);
-            assert_eq!(got, code, "{message}");
-        }
-        assert!(check_message(&h, br#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#).is_ok());
     }
 }

@@ -13,7 +13,6 @@
 use axum::http::HeaderMap;
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
-use serde_json::Value;
 
 /// The JSON-RPC method.
 pub const MCP_METHOD: &str = "mcp-method";
@@ -32,25 +31,31 @@ const NAME_FROM_URI: [&str; 3] = [
     "resources/unsubscribe",
 ];
 
-/// Checks the routing headers sent against `message` (one JSON-RPC message;
-/// a batch carries no routing headers). Absent headers are fine here: rmcp
-/// requires them from protocol revision 2026-07-28 on.
-pub fn check(headers: &HeaderMap, message: &Value) -> Result<(), String> {
-    let sent = [MCP_METHOD, MCP_NAME, MCP_IDEMPOTENCY_KEY]
+/// The body's fields the routing headers mirror (the guard's probe of the
+/// body reads them: [`crate::http::guard`](mod@crate::http::guard)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BodyFields<'a> {
+    /// `method`, when it is a string.
+    pub method: Option<&'a str>,
+    /// `params.name`, when it is a string.
+    pub name: Option<&'a str>,
+    /// `params.uri`, when it is a string.
+    pub uri: Option<&'a str>,
+    /// `params.arguments.idempotency_key`, when it is a string.
+    pub idempotency_key: Option<&'a str>,
+}
+
+/// Checks the routing headers sent against the fields of one JSON-RPC
+/// message (the guard refuses batches before). Absent headers are fine
+/// here: rmcp requires them from protocol revision 2026-07-28 on.
+pub fn check(headers: &HeaderMap, body: &BodyFields<'_>) -> Result<(), String> {
+    if ![MCP_METHOD, MCP_NAME, MCP_IDEMPOTENCY_KEY]
         .into_iter()
-        .filter(|name| headers.contains_key(*name))
-        .collect::<Vec<_>>();
-    if sent.is_empty() {
+        .any(|name| headers.contains_key(name))
+    {
         return Ok(());
     }
-    let Some(object) = message.as_object() else {
-        return Err(format!(
-            "{} sent with a batch; routing headers describe one message",
-            sent[0]
-        ));
-    };
-    let method = object.get("method").and_then(Value::as_str);
-    let params = object.get("params");
+    let method = body.method;
     if let Some(value) = single(headers, MCP_METHOD)?
         && Some(value.as_str()) != method
     {
@@ -60,7 +65,7 @@ pub fn check(headers: &HeaderMap, message: &Value) -> Result<(), String> {
             shorten(method.unwrap_or(""))
         ));
     }
-    let name = method.and_then(|m| name_of(m, params));
+    let name = method.and_then(|m| name_of(m, body));
     if let Some(value) = single(headers, MCP_NAME)?
         && Some(value.as_str()) != name
     {
@@ -70,9 +75,11 @@ pub fn check(headers: &HeaderMap, message: &Value) -> Result<(), String> {
             shorten(name.unwrap_or(""))
         ));
     }
-    let key = (method == Some("tools/call"))
-        .then(|| params?.get("arguments")?.get("idempotency_key")?.as_str())
-        .flatten();
+    let key = if method == Some("tools/call") {
+        body.idempotency_key
+    } else {
+        None
+    };
     if let Some(value) = single(headers, MCP_IDEMPOTENCY_KEY)?
         && Some(value.as_str()) != key
     {
@@ -85,15 +92,14 @@ pub fn check(headers: &HeaderMap, message: &Value) -> Result<(), String> {
 }
 
 /// The value `Mcp-Name` stands for in a call of `method`.
-fn name_of<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
-    let key = if NAME_FROM_NAME.contains(&method) {
-        "name"
+fn name_of<'a>(method: &str, body: &BodyFields<'a>) -> Option<&'a str> {
+    if NAME_FROM_NAME.contains(&method) {
+        body.name
     } else if NAME_FROM_URI.contains(&method) {
-        "uri"
+        body.uri
     } else {
-        return None;
-    };
-    params?.get(key)?.as_str()
+        None
+    }
 }
 
 /// The one value of header `name`, decoded (`=?base64?…?=` values carry
@@ -131,7 +137,28 @@ fn shorten(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// The fields as the guard's probe reads them from `message`.
+    fn check(headers: &HeaderMap, message: &Value) -> Result<(), String> {
+        fn text(v: Option<&Value>) -> Option<&str> {
+            v.and_then(Value::as_str)
+        }
+        let params = message.get("params");
+        super::check(
+            headers,
+            &BodyFields {
+                method: text(message.get("method")),
+                name: text(params.and_then(|p| p.get("name"))),
+                uri: text(params.and_then(|p| p.get("uri"))),
+                idempotency_key: text(
+                    params
+                        .and_then(|p| p.get("arguments"))
+                        .and_then(|a| a.get("idempotency_key")),
+                ),
+            },
+        )
+    }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -185,7 +212,6 @@ mod tests {
         assert!(check(&headers(&[(MCP_IDEMPOTENCY_KEY, "k-1")]), &keyed).is_err());
         let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
         assert!(check(&headers(&[(MCP_NAME, "lorebase_get")]), &list).is_err());
-        let batch = json!([write]);
-        assert!(check(&headers(&[(MCP_METHOD, "tools/call")]), &batch).is_err());
+        // (A batch, with routing headers or without, is refused by the guard's probe.)
     }
 }
