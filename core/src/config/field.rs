@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::Transport;
 use super::error::{ConfigError, SettingSource};
 use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
+use super::{KeeperToken, Transport};
 
 /// A key's value being checked, with what the error needs.
 pub(crate) struct Field<'a> {
@@ -190,6 +190,14 @@ pub(super) fn resource_url(f: &Field<'_>) -> Result<Option<String>, ConfigError>
         )));
     }
     Ok(url)
+}
+
+pub(super) fn keeper_token(f: &Field<'_>) -> Result<KeeperToken, ConfigError> {
+    match f.string()?.as_str() {
+        "exchange" => Ok(KeeperToken::Exchange),
+        "forward" => Ok(KeeperToken::Forward),
+        _ => Err(f.invalid(format!("expected exchange or forward, got {}", f.shown()))),
+    }
 }
 
 pub(super) fn log_format(f: &Field<'_>) -> Result<LogFormat, ConfigError> {

@@ -337,7 +337,10 @@ impl ServerHandler for HeraldServer {
         };
         let arguments = request.arguments.unwrap_or_default();
         match view.call_from(name, arguments, &credential, &origin).await {
-            Ok(out) => Ok(to_call_result(out).into()),
+            Ok(out) => {
+                self.inner.auth.note_answer(&context.extensions, &out);
+                Ok(to_call_result(out).into())
+            }
             Err(ToolCallError::UnknownTool(_)) => {
                 Err(unknown_tool(name, &self.tools_for(narrowing)))
             }
