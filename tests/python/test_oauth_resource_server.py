@@ -322,3 +322,23 @@ def test_oauth_settings_that_cannot_work_stop_herald_at_start(binaries, settings
     assert done.returncode == 2, done.stderr
     for word in words:
         assert word in done.stderr
+
+
+def test_64_unauthenticated_1_mib_bodies_cost_no_memory(binaries):
+    """benches/unauthenticated_bodies.py, bounded: 64 connections each sending a
+    1 MiB tools/call without a token are all answered 401, and Herald's peak
+    RSS grows by at most 64 MB (the guard used to parse each body first:
+    +240 MB; docs/benchmarks.md)."""
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "benches" / "unauthenticated_bodies.py"
+    done = subprocess.run(
+        [sys.executable, str(bench), "--connections", "64", "--max-growth-mb", "64", "--assert"],
+        env={**os.environ, "HERALD_BIN": binaries["herald"]},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["answered_401"] == 64

@@ -1,6 +1,7 @@
-//! Streamable HTTP: rmcp's tower service behind the guard
-//! ([`crate::http::guard`](mod@crate::http::guard)), then the authorization challenge when
-//! `http.authorization_servers` is set ([`crate::http::auth`]) and the
+//! Streamable HTTP: rmcp's tower service behind the OAuth gate when
+//! `http.authorization_servers` is set ([`crate::http::auth`], first, so a
+//! request without a usable token is answered before its body is read), the
+//! guard ([`crate::http::guard`](mod@crate::http::guard)) and the
 //! per-request tool sets ([`crate::http::tool_headers`]); `GET /healthz`
 //! (liveness), `GET /readyz` ([`crate::http::readiness`]), `GET /metrics`
 //! ([`crate::http::metrics`], unless it has a port of its own), the protected
