@@ -261,6 +261,10 @@ def test_keepers_401_reaches_the_client_as_http_401(authorization_server, herald
     assert refused.status_code == 401, refused.text
     assert challenge_of(refused).startswith('Bearer error="invalid_token"')
     assert "Keeper refused" in challenge_of(refused)
+    read = {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "lorebase://supply/schema"}}
+    refused_read = herald.post(read, token)
+    assert refused_read.status_code == 401, refused_read.text
+    assert challenge_of(refused_read).startswith('Bearer error="invalid_token"')
 
 
 def test_the_metadata_names_the_configured_resource_under_the_host_rules(herald_factory):
@@ -342,3 +346,13 @@ def test_64_unauthenticated_1_mib_bodies_cost_no_memory(binaries):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["answered_401"] == 64
+
+
+def test_an_unreachable_authorization_server_is_503_not_a_refused_token(authorization_server, herald_factory):
+    herald = herald_factory(authorization_servers="http://127.0.0.1:9")
+    token = authorization_server.mint(herald.url, iss="http://127.0.0.1:9")
+    for _ in range(2):  # the failed fetch, then within the refetch floor
+        answer = herald.post(LIST, token)
+        assert answer.status_code == 503, answer.text
+        assert answer.headers["retry-after"] == "5"
+        assert "www-authenticate" not in answer.headers

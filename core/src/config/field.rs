@@ -182,12 +182,24 @@ pub(super) fn authorization_servers(f: &Field<'_>) -> Result<Vec<String>, Config
 }
 
 pub(super) fn resource_url(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    optional_http_url(
+        f,
+        "the URL callers use, such as https://herald.example.com/mcp",
+    )
+}
+
+/// An authorization server's endpoint (`http.introspection_endpoint`).
+pub(super) fn endpoint_url(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    optional_http_url(
+        f,
+        "an http(s) URL, such as https://auth.example.com/introspect",
+    )
+}
+
+fn optional_http_url(f: &Field<'_>, expected: &str) -> Result<Option<String>, ConfigError> {
     let url = f.optional_string()?;
     if url.as_deref().is_some_and(|u| !is_plain_http_url(u)) {
-        return Err(f.invalid(format!(
-            "expected the URL callers use, such as https://herald.example.com/mcp; got {}",
-            f.shown()
-        )));
+        return Err(f.invalid(format!("expected {expected}; got {}", f.shown())));
     }
     Ok(url)
 }

@@ -17,8 +17,8 @@ use super::MIN_MAX_CHARS;
 use super::Settings;
 use super::error::{ConfigError, SettingSource};
 use super::field::{
-    Field, authorization_servers, base_url, http_path, keeper_token, log_format, origins,
-    otlp_endpoint, resource_url, transport,
+    Field, authorization_servers, base_url, endpoint_url, http_path, keeper_token, log_format,
+    origins, otlp_endpoint, resource_url, transport,
 };
 use super::mcp::parse_servers;
 use super::raw::RawValue;
@@ -335,7 +335,7 @@ static GROUPS: &[Group] = &[
                 ],
             },
             key! { "http.introspection_endpoint" = "null",
-                |f, s| s.http.introspection_endpoint = resource_url(f)?,
+                |f, s| s.http.introspection_endpoint = endpoint_url(f)?,
                 [
                     "RFC 7662 endpoint for tokens that are not JWTs (opaque ones), called with",
                     "oauth_client_id and oauth_client_secret. null: only JWTs are accepted.",

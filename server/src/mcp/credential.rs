@@ -99,13 +99,14 @@ impl CallerAuth {
         }
     }
 
-    /// Notes a tool's answer: with OAuth on, Keeper's `[unauthorized]`
-    /// marks the request, so that the gate answers HTTP 401.
-    pub fn note_answer(&self, extensions: &Extensions, output: &RenderedOutput) {
+    /// Notes an answer that reached the caller (a tool's result, or a
+    /// resource read's error message): with OAuth on, Keeper's
+    /// `[unauthorized]` marks the request, so that the gate answers HTTP 401.
+    pub fn note_answer(&self, extensions: &Extensions, is_error: bool, text: &str) {
         let unauthorized = format!("[{}]", ProblemCode::Unauthorized.as_str());
         if *self == Self::OAuth
-            && output.is_error
-            && output.text.starts_with(&unauthorized)
+            && is_error
+            && text.starts_with(&unauthorized)
             && let Some(call) = oauth_call(extensions)
         {
             call.refused.store(true, Ordering::Release);
@@ -244,12 +245,9 @@ mod tests {
             CallerAuth::OAuth.credential(&extensions),
             Ok(Credential::Bearer(Secret::new("for-keeper")))
         );
-        let refused = RenderedOutput {
-            text: "[unauthorized] the API key is not valid".into(),
-            is_error: true,
-            structured: None,
-        };
-        CallerAuth::OAuth.note_answer(&extensions, &refused);
+        CallerAuth::OAuth.note_answer(&extensions, false, "[unauthorized] in a text");
+        assert!(!call.keeper_refused());
+        CallerAuth::OAuth.note_answer(&extensions, true, "[unauthorized] not valid");
         assert!(call.keeper_refused());
     }
 }

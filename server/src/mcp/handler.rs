@@ -338,7 +338,8 @@ impl ServerHandler for HeraldServer {
         let arguments = request.arguments.unwrap_or_default();
         match view.call_from(name, arguments, &credential, &origin).await {
             Ok(out) => {
-                self.inner.auth.note_answer(&context.extensions, &out);
+                let auth = &self.inner.auth;
+                auth.note_answer(&context.extensions, out.is_error, &out.text);
                 Ok(to_call_result(out).into())
             }
             Err(ToolCallError::UnknownTool(_)) => {
@@ -393,6 +394,10 @@ impl ServerHandler for HeraldServer {
         reads
             .read_resource(audited, &credential, &origin, |e| &e.message, read)
             .await
+            .inspect_err(|e| {
+                let auth = &self.inner.auth;
+                auth.note_answer(&context.extensions, true, &e.message);
+            })
             .map(Into::into)
     }
 

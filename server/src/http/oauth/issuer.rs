@@ -127,7 +127,12 @@ impl Issuer {
             return Ok(key);
         }
         self.refresh(client, &mut fetched).await?;
-        find(&fetched).ok_or(TokenError::UnknownKey)
+        match (&fetched.keys, find(&fetched)) {
+            (_, Some(key)) => Ok(key),
+            // Nothing fetched yet (the last try failed, within the floor).
+            (None, None) => Err(TokenError::Unavailable("its JWKS".into())),
+            (Some(_), None) => Err(TokenError::UnknownKey),
+        }
     }
 
     /// The token endpoint (for token exchange).
