@@ -181,7 +181,8 @@ async def test_the_sdk_client_authorizes_with_pkce_and_keeper_sees_an_exchanged_
     exchanges = [e for e in authorization_server.exchanges if e["subject_token"] == client_token]
     assert len(exchanges) == 1, exchanges
     assert exchanges[0]["audience"] == jwt_keeper.url
-    assert client_token not in herald.stderr.text()
+    logs = herald.stderr.text()
+    assert client_token not in logs and HERALD_CLIENT[1] not in logs
 
 
 def test_refused_tokens_get_401_invalid_token(authorization_server, herald_factory):
