@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use herald_core::config::{
-    ConfigError, Overrides, SettingSource, Settings, Transport, example_yaml, keys,
+    ConfigError, KeeperToken, Overrides, SettingSource, Settings, Transport, example_yaml, keys,
 };
 use serde_json::{Value, json};
 
@@ -358,6 +358,52 @@ fn trust_env_with_verify_tls_off_is_refused() {
     // Each alone is fine.
     let s = load(&env(&[("LOREBASE_CONFIG", &path)])).unwrap();
     assert!(!s.keeper.verify_tls);
+}
+
+#[test]
+fn oauth_needs_its_audience_and_a_client_and_reads_the_secret_as_a_secret() {
+    let servers = (
+        "LOREBASE__HERALD__HTTP__AUTHORIZATION_SERVERS",
+        "https://as.example",
+    );
+    let resource = (
+        "LOREBASE__HERALD__HTTP__RESOURCE_URL",
+        "https://h.example/mcp",
+    );
+    let text = one_line(&load(&env(&[servers])).unwrap_err());
+    assert!(text.contains("needs herald.http.resource_url"), "{text}");
+    let text = one_line(&load(&env(&[servers, resource])).unwrap_err());
+    assert!(
+        text.contains("keeper_token: exchange") && text.contains("oauth_client_id"),
+        "{text}"
+    );
+    let forward = ("LOREBASE__HERALD__HTTP__KEEPER_TOKEN", "forward");
+    let s = load(&env(&[servers, resource, forward])).unwrap();
+    assert_eq!(s.http.keeper_token, KeeperToken::Forward);
+    let introspect = (
+        "LOREBASE__HERALD__HTTP__INTROSPECTION_ENDPOINT",
+        "https://as.example/introspect",
+    );
+    let text = one_line(&load(&env(&[servers, resource, forward, introspect])).unwrap_err());
+    assert!(text.contains("introspection_endpoint"), "{text}");
+    let s = load(&env(&[
+        servers,
+        resource,
+        ("LOREBASE__HERALD__HTTP__OAUTH_CLIENT_ID", "herald"),
+        (
+            "LOREBASE__HERALD__HTTP__OAUTH_CLIENT_SECRET",
+            "secret://env/AS_SECRET",
+        ),
+        ("AS_SECRET", "s3cr3t-value"),
+    ]))
+    .unwrap();
+    assert_eq!(s.http.keeper_token, KeeperToken::Exchange);
+    let secret = s.http.oauth_client_secret.as_ref().unwrap();
+    assert_eq!(secret.expose(), "s3cr3t-value");
+    assert!(!format!("{s:?}").contains("s3cr3t-value"));
+    let bad = ("LOREBASE__HERALD__HTTP__KEEPER_TOKEN", "passthrough");
+    let text = one_line(&load(&env(&[bad])).unwrap_err());
+    assert!(text.contains("expected exchange or forward"), "{text}");
 }
 
 #[test]

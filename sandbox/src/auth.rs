@@ -2,9 +2,13 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use herald_core::keeper::model::ProblemCode;
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Serialize;
 
 use crate::problem::ApiError;
@@ -17,19 +21,26 @@ pub enum AuthMode {
     None,
     /// Every API call needs `Authorization: Bearer lbk_...` of a minted key.
     ApiKey,
+    /// Every API call needs `Authorization: Bearer <JWT>`: signed by a key
+    /// of the JWKS file `--oauth-jwks`, `iss` the `--oauth-issuer`, `aud`
+    /// holding the sandbox's own URL; `sub` names a sample principal. A
+    /// token issued for another audience (an MCP server's) is refused, so
+    /// a test sees whether its MCP server passed a client's token through.
+    Jwt,
 }
 
 /// An auth mode name other than `none` or `api_key`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("auth mode is none or api_key, got {0:?}")]
+#[error("auth mode is none, api_key or jwt, got {0:?}")]
 pub struct ParseAuthModeError(pub String);
 
 impl AuthMode {
-    /// `none` or `api_key`.
+    /// `none`, `api_key` or `jwt`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::None => "none",
             Self::ApiKey => "api_key",
+            Self::Jwt => "jwt",
         }
     }
 }
@@ -46,6 +57,7 @@ impl FromStr for AuthMode {
         match s {
             "none" => Ok(Self::None),
             "api_key" | "api-key" => Ok(Self::ApiKey),
+            "jwt" => Ok(Self::Jwt),
             other => Err(ParseAuthModeError(other.to_string())),
         }
     }
@@ -126,11 +138,66 @@ fn sample_principals() -> Vec<Principal> {
     ]
 }
 
+/// Whom auth mode `jwt` trusts: one issuer, its JWKS file (read again
+/// when a token names a key it lacks), the sandbox's own URL as audience.
+#[derive(Debug, Clone)]
+pub(crate) struct JwtTrust {
+    /// The `iss` accepted.
+    pub issuer: String,
+    /// The JWKS file.
+    pub jwks: PathBuf,
+    /// The `aud` required (the sandbox's URL).
+    pub audience: String,
+}
+
+impl JwtTrust {
+    /// The sample principal named by the `sub` of a valid token.
+    fn authenticate(&self, token: &str) -> Result<Principal, ApiError> {
+        let unauthorized = |detail: &str| ApiError::new(ProblemCode::Unauthorized, detail);
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| unauthorized("the bearer token is not a JWT"))?;
+        let kid = header
+            .kid
+            .ok_or_else(|| unauthorized("the token names no key"))?;
+        let text = std::fs::read_to_string(&self.jwks)
+            .map_err(|_| unauthorized("the sandbox cannot read its JWKS file"))?;
+        let set: JwkSet = serde_json::from_str(&text)
+            .map_err(|_| unauthorized("the sandbox's JWKS file is not a JWKS"))?;
+        let jwk = set
+            .find(&kid)
+            .ok_or_else(|| unauthorized("the token is signed with an unknown key"))?;
+        let key = DecodingKey::from_jwk(jwk).map_err(|_| unauthorized("unusable key"))?;
+        let mut validation = Validation::new(Algorithm::RS256);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&[&self.audience]);
+        let data = jsonwebtoken::decode::<serde_json::Value>(token, &key, &validation).map_err(
+            |e| match e.kind() {
+                ErrorKind::InvalidAudience => {
+                    unauthorized("the token was not issued for this Keeper (its audience)")
+                }
+                ErrorKind::ExpiredSignature => unauthorized("the token has expired"),
+                _ => unauthorized("the token does not verify"),
+            },
+        )?;
+        let sub = data
+            .claims
+            .get("sub")
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        sample_principals()
+            .into_iter()
+            .find(|p| p.id == sub)
+            .ok_or_else(|| unauthorized("the token's subject is no principal of this Keeper"))
+    }
+}
+
 /// The minted keys and who they belong to.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyRing {
     by_key: HashMap<String, Principal>,
     minted: Vec<MintedKey>,
+    /// Auth mode `jwt`'s trust.
+    pub jwt: Option<JwtTrust>,
 }
 
 const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -144,7 +211,7 @@ fn random_alnum(rng: &mut fastrand::Rng, n: usize) -> String {
 impl KeyRing {
     /// Mints one key per sample principal (none in auth mode `none`).
     pub fn mint(mode: AuthMode, seed: Option<u64>) -> Self {
-        if mode == AuthMode::None {
+        if mode != AuthMode::ApiKey {
             return Self::default();
         }
         let mut rng = match seed {
@@ -194,6 +261,13 @@ impl KeyRing {
             return Err(unauthorized(
                 "the Authorization header is not Bearer <api key>",
             ));
+        }
+        if mode == AuthMode::Jwt {
+            let trust = self
+                .jwt
+                .as_ref()
+                .ok_or_else(|| unauthorized("auth mode jwt without a trusted issuer"))?;
+            return trust.authenticate(key.trim());
         }
         self.by_key
             .get(key.trim())

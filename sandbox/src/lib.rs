@@ -65,7 +65,6 @@ impl Sandbox {
     /// Loads the sample Domains, binds the listener and serves in the
     /// background of the current tokio runtime.
     pub async fn start(options: SandboxOptions) -> Result<Self, SandboxError> {
-        let state = Arc::new(AppState::new(&options)?);
         let addr = format!("{}:{}", options.host, options.port);
         let listener = tokio::net::TcpListener::bind(&addr)
             .await
@@ -76,6 +75,7 @@ impl Sandbox {
         let local = listener
             .local_addr()
             .map_err(|source| SandboxError::Bind { addr, source })?;
+        let state = Arc::new(AppState::new(&options, &format!("http://{local}"))?);
         let (tx, rx) = tokio::sync::oneshot::channel();
         tokio::spawn(server::serve(listener, state.clone(), rx));
         Ok(Self {

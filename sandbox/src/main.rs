@@ -18,9 +18,20 @@ struct Cli {
     #[arg(long, default_value_t = 8080, env = "LOREBASE_SANDBOX_PORT")]
     port: u16,
     /// `none`: every request is the anonymous administrator; `api_key`: keys
-    /// are minted for the sample principals and printed on the READY line.
+    /// are minted for the sample principals and printed on the READY line;
+    /// `jwt`: bearer JWTs of --oauth-issuer, signed by a key of
+    /// --oauth-jwks, whose aud holds the sandbox's URL and whose sub is a
+    /// sample principal (agt_reader, ...); a token for another audience is
+    /// refused.
     #[arg(long, default_value = "none", env = "LOREBASE_SANDBOX_AUTH")]
     auth: AuthMode,
+    /// Auth mode jwt: the issuer (`iss`) accepted.
+    #[arg(long)]
+    oauth_issuer: Option<String>,
+    /// Auth mode jwt: a JWKS file with the issuer's keys (read again when a
+    /// token names a key it lacks).
+    #[arg(long)]
+    oauth_jwks: Option<std::path::PathBuf>,
     /// Mint the same keys on every start (tests); random keys without it.
     #[arg(long, env = "LOREBASE_SANDBOX_SEED")]
     seed: Option<u64>,
@@ -49,6 +60,8 @@ async fn main() -> ExitCode {
         host: cli.host,
         port: cli.port,
         auth: cli.auth,
+        oauth_issuer: cli.oauth_issuer,
+        oauth_jwks: cli.oauth_jwks,
         seed: cli.seed,
         synthetic: cli.synthetic,
         newer_keeper: cli.newer_keeper,

@@ -9,8 +9,13 @@ pub struct SandboxOptions {
     pub host: String,
     /// Port (0, the default, picks a free one).
     pub port: u16,
-    /// `none` (every request is the anonymous administrator) or `api_key`.
+    /// `none` (every request is the anonymous administrator), `api_key` or `jwt`.
     pub auth: AuthMode,
+    /// Auth mode `jwt`: the issuer whose tokens are accepted.
+    pub oauth_issuer: Option<String>,
+    /// Auth mode `jwt`: the issuer's JWKS, a file (read again for a key
+    /// it did not hold).
+    pub oauth_jwks: Option<std::path::PathBuf>,
     /// Seed for the minted API keys: the same seed gives the same keys;
     /// `None` mints random ones.
     pub seed: Option<u64>,
@@ -31,6 +36,8 @@ impl Default for SandboxOptions {
             host: "127.0.0.1".into(),
             port: 0,
             auth: AuthMode::None,
+            oauth_issuer: None,
+            oauth_jwks: None,
             seed: None,
             synthetic: None,
             search_candidate_cap: 200,
@@ -50,6 +57,9 @@ pub enum SandboxError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// Auth mode `jwt` without `oauth_issuer` and `oauth_jwks`.
+    #[error("auth mode jwt needs --oauth-issuer and --oauth-jwks")]
+    MissingTrust,
     /// The built-in sample data is broken (a bug of the sandbox).
     #[error("the sample data is invalid: {0}")]
     Data(String),

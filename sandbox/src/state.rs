@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::auth::{AuthMode, KeyRing, Principal};
+use crate::auth::{AuthMode, JwtTrust, KeyRing, Principal};
 use crate::data::{SAMPLE_FILES, load_domain, synthetic_file};
 use crate::engine::ReadView;
 use crate::faults::FaultQueue;
@@ -28,7 +28,19 @@ pub(crate) struct AppState {
 }
 
 impl AppState {
-    pub fn new(options: &SandboxOptions) -> Result<Self, SandboxError> {
+    /// The state of a sandbox whose URL is `url` (the audience of auth mode `jwt`).
+    pub fn new(options: &SandboxOptions, url: &str) -> Result<Self, SandboxError> {
+        let mut keys = KeyRing::mint(options.auth, options.seed);
+        if options.auth == AuthMode::Jwt {
+            let (Some(issuer), Some(jwks)) = (&options.oauth_issuer, &options.oauth_jwks) else {
+                return Err(SandboxError::MissingTrust);
+            };
+            keys.jwt = Some(JwtTrust {
+                issuer: issuer.clone(),
+                jwks: jwks.clone(),
+                audience: url.to_string(),
+            });
+        }
         let mut initial = BTreeMap::new();
         for (name, yaml) in SAMPLE_FILES {
             let state =
@@ -42,7 +54,7 @@ impl AppState {
         }
         Ok(Self {
             auth: options.auth,
-            keys: KeyRing::mint(options.auth, options.seed),
+            keys,
             faults: FaultQueue::default(),
             requests: AtomicU64::new(0),
             candidate_cap: options.search_candidate_cap.max(1),

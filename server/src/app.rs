@@ -157,9 +157,14 @@ pub(crate) async fn serve_discovering(
         }
         Transport::StreamableHttp => {
             let bound = http::bind(&herald.settings.http).await?;
-            let handler = herald.handler(CallerAuth::HttpBearer {
-                allow_anonymous: herald.settings.http.allow_anonymous,
-            });
+            let handler =
+                herald.handler(if herald.settings.http.authorization_servers.is_empty() {
+                    CallerAuth::HttpBearer {
+                        allow_anonymous: herald.settings.http.allow_anonymous,
+                    }
+                } else {
+                    CallerAuth::OAuth
+                });
             let readiness = Readiness::new(shutdown.clone(), herald.toolbox.keeper().clone());
             let (addr, url) = (bound.addr, http::url(&bound, &herald.settings.http));
             let starting = async {

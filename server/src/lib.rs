@@ -25,8 +25,9 @@
 //!   the drain; [`http::fd_limit`]: the open-file limit raised, the
 //!   connection limit kept below it; [`http::routing_headers`]:
 //!   `Mcp-Method`/`Mcp-Name` checked against the body; [`http::readiness`]:
-//!   `/readyz`; [`http::metrics`]: `/metrics`; [`http::auth`]: the 401
-//!   challenge and the protected resource metadata; [`http::tool_headers`]:
+//!   `/readyz`; [`http::metrics`]: `/metrics`; [`http::auth`] and
+//!   [`http::oauth`]: the OAuth resource server (tokens checked before the
+//!   body is read, exchanged for Keeper; the protected resource metadata); [`http::tool_headers`]:
 //!   tool sets per request; [`http::heap_trim`]: the heap freed after a surge
 //!   of connections given back to the system;
 //! - [`shutdown`]: graceful shutdown on SIGTERM/SIGINT (stdio and HTTP), a

@@ -4,9 +4,7 @@
   the path and headers Keeper received (traceparent, X-Request-Id);
 - OtlpReceiver: an OTLP/HTTP traces endpoint taking JSON bodies, keeping the
   spans it was sent;
-- FakeAuthorizationServer: an OAuth authorization server's metadata, dynamic
-  client registration and token endpoint, handing out a fixed access token
-  (a sandbox API key), recording what it was asked.
+(the OAuth authorization server is tests/python/oauth_server.py).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 
 class _Service:
@@ -140,61 +138,3 @@ class _OtlpHandler(_Quiet):
             receiver.content_types.append(self.headers.get("content-type", ""))
             receiver.requests.append(json.loads(body))
         self._json(200, {"partialSuccess": {}})
-
-
-class FakeAuthorizationServer(_Service):
-    """An authorization server that registers any client and issues `token`."""
-
-    def __init__(self, token: str) -> None:
-        self.token = token
-        self.seen: list[tuple[str, str]] = []
-        self.lock = threading.Lock()
-        super().__init__(_AuthHandler)
-
-    def metadata(self) -> dict:
-        return {
-            "issuer": self.url,
-            "authorization_endpoint": self.url + "/authorize",
-            "token_endpoint": self.url + "/token",
-            "registration_endpoint": self.url + "/register",
-            "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
-        }
-
-    def paths(self) -> list[str]:
-        with self.lock:
-            return [f"{method} {path}" for method, path in self.seen]
-
-
-class _AuthHandler(_Quiet):
-    def _record(self) -> FakeAuthorizationServer:
-        owner: FakeAuthorizationServer = self.server.owner  # type: ignore[attr-defined]
-        with owner.lock:
-            owner.seen.append((self.command, urlsplit(self.path).path))
-        return owner
-
-    def do_GET(self) -> None:
-        owner = self._record()
-        if urlsplit(self.path).path in (
-            "/.well-known/oauth-authorization-server",
-            "/.well-known/openid-configuration",
-        ):
-            return self._json(200, owner.metadata())
-        self._json(404, {})
-
-    def do_POST(self) -> None:
-        owner = self._record()
-        body = self._body()
-        path = urlsplit(self.path).path
-        if path == "/register":
-            client = json.loads(body)
-            client.update({"client_id": "herald-test-client", "token_endpoint_auth_method": "none"})
-            return self._json(201, client)
-        if path == "/token":
-            form = parse_qs(body.decode())
-            if form.get("grant_type") != ["authorization_code"] or form.get("code") != ["the-code"]:
-                return self._json(400, {"error": "invalid_grant"})
-            return self._json(200, {"access_token": owner.token, "token_type": "Bearer", "expires_in": 3600})
-        self._json(404, {})

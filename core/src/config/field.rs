@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::Transport;
 use super::error::{ConfigError, SettingSource};
 use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
+use super::{KeeperToken, Transport};
 
 /// A key's value being checked, with what the error needs.
 pub(crate) struct Field<'a> {
@@ -182,14 +182,34 @@ pub(super) fn authorization_servers(f: &Field<'_>) -> Result<Vec<String>, Config
 }
 
 pub(super) fn resource_url(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    optional_http_url(
+        f,
+        "the URL callers use, such as https://herald.example.com/mcp",
+    )
+}
+
+/// An authorization server's endpoint (`http.introspection_endpoint`).
+pub(super) fn endpoint_url(f: &Field<'_>) -> Result<Option<String>, ConfigError> {
+    optional_http_url(
+        f,
+        "an http(s) URL, such as https://auth.example.com/introspect",
+    )
+}
+
+fn optional_http_url(f: &Field<'_>, expected: &str) -> Result<Option<String>, ConfigError> {
     let url = f.optional_string()?;
     if url.as_deref().is_some_and(|u| !is_plain_http_url(u)) {
-        return Err(f.invalid(format!(
-            "expected the URL callers use, such as https://herald.example.com/mcp; got {}",
-            f.shown()
-        )));
+        return Err(f.invalid(format!("expected {expected}; got {}", f.shown())));
     }
     Ok(url)
+}
+
+pub(super) fn keeper_token(f: &Field<'_>) -> Result<KeeperToken, ConfigError> {
+    match f.string()?.as_str() {
+        "exchange" => Ok(KeeperToken::Exchange),
+        "forward" => Ok(KeeperToken::Forward),
+        _ => Err(f.invalid(format!("expected exchange or forward, got {}", f.shown()))),
+    }
 }
 
 pub(super) fn log_format(f: &Field<'_>) -> Result<LogFormat, ConfigError> {

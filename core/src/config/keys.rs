@@ -17,11 +17,12 @@ use super::MIN_MAX_CHARS;
 use super::Settings;
 use super::error::{ConfigError, SettingSource};
 use super::field::{
-    Field, authorization_servers, base_url, http_path, log_format, origins, otlp_endpoint,
-    resource_url, transport,
+    Field, authorization_servers, base_url, endpoint_url, http_path, keeper_token, log_format,
+    origins, otlp_endpoint, resource_url, transport,
 };
 use super::mcp::parse_servers;
 use super::raw::RawValue;
+use super::secret::Secret;
 
 /// Checks a key's value and stores it (`keeper.api_key` in the pending secret).
 type Setter = fn(&Field<'_>, &mut Settings, &mut Option<PendingSecret>) -> Result<(), ConfigError>;
@@ -307,20 +308,61 @@ static GROUPS: &[Group] = &[
             key! { "http.authorization_servers" = "[]",
                 |f, s| s.http.authorization_servers = authorization_servers(f)?,
                 [
-                    "The authorization servers (issuer URLs) that issue Lorebase credentials,",
-                    "for MCP hosts that implement the MCP authorization flow. When set, a",
-                    "request to the MCP path without an Authorization header is answered",
-                    "401 with WWW-Authenticate: Bearer resource_metadata=\"<origin>/.well-known/oauth-protected-resource<path>\",",
-                    "and that document (RFC 9728) is served. Empty: a call without a",
-                    "credential is an [unauthorized] tool error. Not with allow_anonymous.",
+                    "OAuth: the authorization servers (issuer URLs) whose access tokens Herald",
+                    "accepts (the MCP authorization flow; Herald is the resource server).",
+                    "When set, every request to the MCP path needs a valid token, checked",
+                    "before its body is read: a JWT signed with a key of the issuer's JWKS",
+                    "(from its RFC 8414 metadata), unexpired, its aud holding resource_url;",
+                    "or an opaque token active at introspection_endpoint. No token or a",
+                    "refused one: 401 with WWW-Authenticate: Bearer ... resource_metadata=",
+                    "\"<origin>/.well-known/oauth-protected-resource<path>\" (RFC 9728, served",
+                    "there). Empty: Lorebase API keys, forwarded to Keeper; a call without",
+                    "one is an [unauthorized] tool error. Not with allow_anonymous.",
                 ],
             },
             key! { "http.resource_url" = "null",
                 |f, s| s.http.resource_url = resource_url(f)?,
                 [
-                    "The resource identifier in that document, the URL callers use",
-                    "(https://herald.example.com/mcp behind a TLS proxy); null: http://<Host><path>",
-                    "of the request.",
+                    "The URL callers use (https://herald.example.com/mcp behind a TLS",
+                    "proxy): the metadata's resource and the audience a token must carry.",
+                    "Required with authorization_servers (never taken from Host).",
+                ],
+            },
+            key! { "http.required_scopes" = "[]",
+                |f, s| s.http.required_scopes = f.list()?,
+                [
+                    "Scopes every token must hold; a token without one: 403 insufficient_scope.",
+                ],
+            },
+            key! { "http.introspection_endpoint" = "null",
+                |f, s| s.http.introspection_endpoint = endpoint_url(f)?,
+                [
+                    "RFC 7662 endpoint for tokens that are not JWTs (opaque ones), called with",
+                    "oauth_client_id and oauth_client_secret. null: only JWTs are accepted.",
+                ],
+            },
+            key! { "http.oauth_client_id" = "null",
+                |f, s| s.http.oauth_client_id = f.optional_string()?,
+                [
+                    "Herald's client at the authorization server, for introspection and",
+                    "token exchange (HTTP Basic with oauth_client_secret).",
+                ],
+            },
+            key! { "http.oauth_client_secret" = "null",
+                |f, s| s.http.oauth_client_secret = api_key(f)?.map(|p| Secret::new(p.text)),
+                [
+                    "Its secret: a literal, secret://env/NAME or secret://file/PATH. Never logged.",
+                ],
+            },
+            key! { "http.keeper_token" = "exchange",
+                |f, s| s.http.keeper_token = keeper_token(f)?,
+                [
+                    "With authorization_servers, the token a call sends to Keeper. exchange:",
+                    "RFC 8693 token exchange at the issuer's token endpoint for a token with",
+                    "audience keeper.base_url (needs oauth_client_id), cached until shortly",
+                    "before it expires. forward: the client's token unchanged, only where",
+                    "Keeper accepts tokens issued for resource_url. The client's token is",
+                    "never passed through otherwise.",
                 ],
             },
             key! { "http.tool_headers" = "true",

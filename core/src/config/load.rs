@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::error::{ConfigError, SettingSource};
 use super::layers::{self, Overrides};
 use super::secret::resolve_secret;
-use super::{EnvProxy, Settings, keys, mcp};
+use super::{EnvProxy, HttpSettings, KeeperToken, Settings, keys, mcp};
 
 impl Settings {
     /// Loads the settings from the process environment (and the file named by
@@ -51,6 +51,17 @@ impl Settings {
                 source_of("http.authorization_servers"),
             )));
         }
+        if !settings.http.authorization_servers.is_empty() {
+            check_oauth(&settings.http, &source_of)?;
+        }
+        if let Some(text) = settings.http.oauth_client_secret.take() {
+            let secret = resolve_secret(text.expose(), env).map_err(|e| ConfigError::Secret {
+                key: "http.oauth_client_secret".into(),
+                origin: source_of("http.oauth_client_secret"),
+                reason: e.to_string(),
+            })?;
+            settings.http.oauth_client_secret = Some(secret);
+        }
         if let Some(pending) = api_key {
             let secret = resolve_secret(&pending.text, env).map_err(|e| ConfigError::Secret {
                 key: "keeper.api_key".into(),
@@ -92,6 +103,34 @@ impl Settings {
             })?;
         Self::from_json(&value)
     }
+}
+
+/// With OAuth on: the audience tokens must carry, and the client Herald
+/// authenticates as where it calls the authorization server.
+fn check_oauth(
+    http: &HttpSettings,
+    source_of: &dyn Fn(&str) -> SettingSource,
+) -> Result<(), ConfigError> {
+    let servers = source_of("http.authorization_servers");
+    if http.resource_url.is_none() {
+        return Err(ConfigError::Conflict(format!(
+            "herald.http.authorization_servers (from {servers}) needs herald.http.resource_url: \
+             the URL callers use, which every token's audience must hold (it is never taken from Host)"
+        )));
+    }
+    let needs_client = match (http.keeper_token, &http.introspection_endpoint) {
+        (KeeperToken::Exchange, _) => Some("herald.http.keeper_token: exchange"),
+        (_, Some(_)) => Some("herald.http.introspection_endpoint"),
+        _ => None,
+    };
+    if let (Some(what), None) = (needs_client, &http.oauth_client_id) {
+        return Err(ConfigError::Conflict(format!(
+            "{what} (with authorization_servers from {servers}) needs herald.http.oauth_client_id: \
+             Herald's client at the authorization server; or set keeper_token: forward where \
+             Keeper accepts tokens issued for resource_url"
+        )));
+    }
+    Ok(())
 }
 
 /// The process environment as a map (non-UTF-8 variables left out).

@@ -63,6 +63,20 @@ pub enum Transport {
     StreamableHttp,
 }
 
+/// With OAuth on (`http.authorization_servers`), the token a call sends to
+/// Keeper: never the client's own token unless the operator says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeeperToken {
+    /// RFC 8693 token exchange at the authorization server, for a token
+    /// whose audience is `keeper.base_url`.
+    #[default]
+    Exchange,
+    /// The client's token, unchanged: Keeper accepts tokens issued for
+    /// Herald's audience (the operator's explicit statement).
+    Forward,
+}
+
 /// All of Herald's settings, resolved (secrets included).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -204,9 +218,24 @@ pub struct HttpSettings {
     /// resource metadata is served; empty (the default): a call without a
     /// credential is an `[unauthorized]` tool error.
     pub authorization_servers: Vec<String>,
-    /// The resource identifier in that metadata (`https://herald.example/mcp`);
-    /// none (the default): `http://<Host><path>` of the request.
+    /// The resource identifier (`https://herald.example/mcp`): the metadata's
+    /// `resource` and the audience a token must carry. Required with
+    /// `authorization_servers` (a settings error at start otherwise).
     pub resource_url: Option<String>,
+    /// Scopes every token must hold (empty, the default: none); a token
+    /// without one is answered 403 `insufficient_scope`.
+    pub required_scopes: Vec<String>,
+    /// The RFC 7662 introspection endpoint for tokens that are not JWTs;
+    /// none (the default): only JWTs are accepted.
+    pub introspection_endpoint: Option<String>,
+    /// Herald's client id at the authorization server (introspection and
+    /// token exchange authenticate with it).
+    pub oauth_client_id: Option<String>,
+    /// That client's secret (a literal, `secret://env/NAME` or
+    /// `secret://file/PATH`); never logged.
+    pub oauth_client_secret: Option<Secret>,
+    /// How a call with a validated token reaches Keeper. Default exchange.
+    pub keeper_token: KeeperToken,
     /// Honour the `X-MCP-Readonly`, `X-MCP-Toolsets` and `X-MCP-Tools`
     /// request headers, which narrow the tools of one request. Default true.
     pub tool_headers: bool,
@@ -327,6 +356,11 @@ impl Default for Settings {
                 drain_timeout_s: 25,
                 authorization_servers: Vec::new(),
                 resource_url: None,
+                required_scopes: Vec::new(),
+                introspection_endpoint: None,
+                oauth_client_id: None,
+                oauth_client_secret: None,
+                keeper_token: KeeperToken::Exchange,
                 tool_headers: true,
             },
             output: OutputSettings {

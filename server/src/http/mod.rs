@@ -1,6 +1,7 @@
-//! Streamable HTTP: rmcp's tower service behind the guard
-//! ([`crate::http::guard`](mod@crate::http::guard)), then the authorization challenge when
-//! `http.authorization_servers` is set ([`crate::http::auth`]) and the
+//! Streamable HTTP: rmcp's tower service behind the OAuth gate when
+//! `http.authorization_servers` is set ([`crate::http::auth`], first, so a
+//! request without a usable token is answered before its body is read), the
+//! guard ([`crate::http::guard`](mod@crate::http::guard)) and the
 //! per-request tool sets ([`crate::http::tool_headers`]); `GET /healthz`
 //! (liveness), `GET /readyz` ([`crate::http::readiness`]), `GET /metrics`
 //! ([`crate::http::metrics`], unless it has a port of its own), the protected
@@ -24,6 +25,7 @@ pub(crate) mod fd_limit;
 pub(crate) mod guard;
 pub(crate) mod heap_trim;
 pub(crate) mod metrics;
+pub(crate) mod oauth;
 pub mod readiness;
 pub(crate) mod routing_headers;
 pub(crate) mod tool_headers;
@@ -45,10 +47,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
-use crate::http::auth::{AuthDiscovery, WELL_KNOWN, require_bearer};
+use crate::http::auth::{OAuthGate, require_token};
 use crate::http::conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
 use crate::http::guard::{GuardPolicy, guard};
 use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
+use crate::http::oauth::metadata::WELL_KNOWN;
 use crate::http::readiness::{Readiness, readyz};
 use crate::http::tool_headers::narrow;
 use crate::mcp::handler::{HeraldServer, SERVER_NAME};
@@ -63,12 +66,16 @@ pub fn router(
     readiness: Readiness,
     metrics: Option<Arc<MetricsEndpoint>>,
 ) -> Result<Router, ServerError> {
-    let policy = GuardPolicy::new(
-        &http.allowed_hosts,
-        &http.allowed_origins,
-        http.max_body_bytes,
-    )
-    .map_err(ServerError::Settings)?;
+    let policy = Arc::new(
+        GuardPolicy::new(
+            &http.allowed_hosts,
+            &http.allowed_origins,
+            http.max_body_bytes,
+        )
+        .map_err(ServerError::Settings)?,
+    );
+    let oauth = OAuthGate::from_settings(server.toolbox().settings(), policy.clone())
+        .map_err(ServerError::Settings)?;
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(!http.stateless)
         .with_json_response(http.json_response)
@@ -95,23 +102,23 @@ pub fn router(
             "http.path: {path:?} is reserved; use a path such as /mcp"
         )));
     }
-    // Layers run from the last added: the guard, the challenge, the tool sets.
+    // Layers run from the last added: the OAuth gate (before any body is
+    // read), the guard, the tool sets.
     let mut mcp = Router::new().route_service(&path, service);
     if http.tool_headers {
         mcp = mcp.layer(from_fn_with_state(toolbox, narrow));
     }
-    let discovery = AuthDiscovery::from_settings(http, &path);
-    if let Some(discovery) = &discovery {
-        mcp = mcp.layer(from_fn_with_state(discovery.clone(), require_bearer));
+    mcp = mcp.layer(from_fn_with_state(policy, guard));
+    if let Some(gate) = &oauth {
+        mcp = mcp.layer(from_fn_with_state(gate.clone(), require_token));
     }
-    let mcp = mcp.layer(from_fn_with_state(Arc::new(policy), guard));
     let probes = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .with_state(readiness);
     let mut app = probes.merge(mcp);
-    if let Some(discovery) = discovery {
-        app = app.merge(discovery.router());
+    if let Some(gate) = oauth {
+        app = app.merge(gate.metadata_router());
     }
     if let Some(metrics) = metrics {
         app = app.merge(metrics.router());

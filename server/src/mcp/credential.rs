@@ -1,7 +1,11 @@
-//! Which credential a call carries: the configured key (stdio), or the
-//! caller's own `Authorization: Bearer` header (Streamable HTTP), forwarded
-//! unchanged; header-less HTTP calls are refused unless anonymous calls are
-//! allowed.
+//! Which credential a call carries: the configured key (stdio); the
+//! caller's own `Authorization: Bearer` header (Streamable HTTP, a Lorebase
+//! API key), forwarded unchanged, header-less calls refused unless anonymous
+//! calls are allowed; or, with OAuth on, the token the gate
+//! ([`crate::http::auth`]) obtained for Keeper, never the client's header.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header::AUTHORIZATION};
@@ -22,6 +26,32 @@ pub enum CallerAuth {
         /// Header-less calls go to Keeper without a credential.
         allow_anonymous: bool,
     },
+    /// Streamable HTTP with OAuth on: the token in the request's
+    /// [`OAuthCall`], put there by the gate.
+    OAuth,
+}
+
+/// What the OAuth gate hands one request: the token meant for Keeper, and
+/// whether Keeper refused it (the gate then answers 401).
+#[derive(Debug, Clone)]
+pub struct OAuthCall {
+    keeper_token: Secret,
+    refused: Arc<AtomicBool>,
+}
+
+impl OAuthCall {
+    /// A call that sends `keeper_token` to Keeper.
+    pub fn new(keeper_token: Secret) -> Self {
+        Self {
+            keeper_token,
+            refused: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Whether a tool call of this request got Keeper's `[unauthorized]`.
+    pub fn keeper_refused(&self) -> bool {
+        self.refused.load(Ordering::Acquire)
+    }
 }
 
 /// Why an HTTP call has no usable credential.
@@ -63,8 +93,31 @@ impl CallerAuth {
                 let headers = extensions.get::<Parts>().map(|p| &p.headers);
                 bearer(headers, *allow_anonymous)
             }
+            Self::OAuth => oauth_call(extensions)
+                .map(|call| Credential::Bearer(call.keeper_token.clone()))
+                .ok_or(CredentialError::Missing),
         }
     }
+
+    /// Notes an answer that reached the caller (a tool's result, or a
+    /// resource read's error message): with OAuth on, Keeper's
+    /// `[unauthorized]` marks the request, so that the gate answers HTTP 401.
+    pub fn note_answer(&self, extensions: &Extensions, is_error: bool, text: &str) {
+        let unauthorized = format!("[{}]", ProblemCode::Unauthorized.as_str());
+        if *self == Self::OAuth
+            && is_error
+            && text.starts_with(&unauthorized)
+            && let Some(call) = oauth_call(extensions)
+        {
+            call.refused.store(true, Ordering::Release);
+        }
+    }
+}
+
+fn oauth_call(extensions: &Extensions) -> Option<&OAuthCall> {
+    extensions
+        .get::<Parts>()
+        .and_then(|p| p.extensions.get::<OAuthCall>())
 }
 
 /// The credential in `headers` (none at all counts as no header).
@@ -170,5 +223,31 @@ mod tests {
             http.credential(&Extensions::default()),
             Err(CredentialError::Missing)
         );
+    }
+
+    #[test]
+    fn oauth_calls_send_the_gates_token_never_the_header() {
+        let (mut parts, ()) = axum::http::Request::builder()
+            .header(AUTHORIZATION, "Bearer the-clients-token")
+            .body(())
+            .unwrap()
+            .into_parts();
+        let mut extensions = Extensions::default();
+        extensions.insert(parts.clone());
+        assert_eq!(
+            CallerAuth::OAuth.credential(&extensions),
+            Err(CredentialError::Missing)
+        );
+        let call = OAuthCall::new(Secret::new("for-keeper"));
+        parts.extensions.insert(call.clone());
+        extensions.insert(parts);
+        assert_eq!(
+            CallerAuth::OAuth.credential(&extensions),
+            Ok(Credential::Bearer(Secret::new("for-keeper")))
+        );
+        CallerAuth::OAuth.note_answer(&extensions, false, "[unauthorized] in a text");
+        assert!(!call.keeper_refused());
+        CallerAuth::OAuth.note_answer(&extensions, true, "[unauthorized] not valid");
+        assert!(call.keeper_refused());
     }
 }

@@ -337,7 +337,11 @@ impl ServerHandler for HeraldServer {
         };
         let arguments = request.arguments.unwrap_or_default();
         match view.call_from(name, arguments, &credential, &origin).await {
-            Ok(out) => Ok(to_call_result(out).into()),
+            Ok(out) => {
+                let auth = &self.inner.auth;
+                auth.note_answer(&context.extensions, out.is_error, &out.text);
+                Ok(to_call_result(out).into())
+            }
             Err(ToolCallError::UnknownTool(_)) => {
                 Err(unknown_tool(name, &self.tools_for(narrowing)))
             }
@@ -390,6 +394,10 @@ impl ServerHandler for HeraldServer {
         reads
             .read_resource(audited, &credential, &origin, |e| &e.message, read)
             .await
+            .inspect_err(|e| {
+                let auth = &self.inner.auth;
+                auth.note_answer(&context.extensions, true, &e.message);
+            })
             .map(Into::into)
     }
 

@@ -1,0 +1,87 @@
+//! Calls to the authorization server: each bounded in time (the client's
+//! timeout) and in size (the answer is read up to a limit), without
+//! redirects, the answer parsed as JSON.
+
+use std::time::Duration;
+
+use reqwest::{Client, RequestBuilder, redirect};
+use serde::de::DeserializeOwned;
+
+/// Largest answer read from an authorization server (metadata, JWKS, a
+/// token or an introspection answer are a few KiB).
+const MAX_ANSWER_BYTES: usize = 256 * 1024;
+/// How long one call may take, connecting included.
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why a call to the authorization server gave nothing usable. The message
+/// names the URL's purpose and status, never a token.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FetchError {
+    /// No answer (connection, timeout).
+    #[error("no answer: {0}")]
+    Unreachable(String),
+    /// An answer with a status other than 2xx.
+    #[error("answered HTTP {0}")]
+    Status(u16),
+    /// An answer past the size limit.
+    #[error("the answer exceeds {MAX_ANSWER_BYTES} bytes")]
+    TooLarge,
+    /// An answer that is not the JSON expected.
+    #[error("the answer is not the JSON expected: {0}")]
+    Invalid(String),
+}
+
+/// The HTTP client for the authorization server.
+pub(crate) fn client() -> Result<Client, String> {
+    Client::builder()
+        .timeout(TIMEOUT)
+        .connect_timeout(TIMEOUT)
+        .redirect(redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// `request` with `pairs` as an `application/x-www-form-urlencoded` body.
+pub(crate) fn form(request: RequestBuilder, pairs: &[(&str, &str)]) -> RequestBuilder {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    request
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(body)
+}
+
+/// Sends `request` and parses a 2xx answer of at most [`MAX_ANSWER_BYTES`].
+pub(crate) async fn json<T: DeserializeOwned>(request: RequestBuilder) -> Result<T, FetchError> {
+    let mut response = request
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| FetchError::Unreachable(e.without_url().to_string()))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(FetchError::Status(status.as_u16()));
+    }
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+    {
+        return Err(FetchError::TooLarge);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| FetchError::Unreachable(e.without_url().to_string()))?
+    {
+        if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+            return Err(FetchError::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).map_err(|e| FetchError::Invalid(e.to_string()))
+}
