@@ -3,7 +3,7 @@
 //! shows and the check that stores a value in [`Settings`] (its type and
 //! bounds). The key list ([`keys`]), the parsing of every layer's values
 //! ([`apply`]), the example file ([`example_yaml`]) and `Settings::default()`
-//! ([`defaults`]: each key's default text through its own check) all come
+//! (each key's default text through its own check) all come
 //! from it, so a default is written once, here.
 //!
 //! A new key: a field in [`Settings`] or a section of it (and its placeholder
@@ -644,25 +644,29 @@ pub(crate) fn apply(
     (entry.set)(&Field { key, raw, source }, settings, api_key)
 }
 
-/// `Settings::default()`: the settings as [`unset`] leaves them, then every
-/// key's default text (YAML, as the example file shows it) applied through
-/// that key's own setter, computed once. `keeper.api_key`'s default is null
-/// (no key), so there is no pending secret to resolve.
-pub(crate) fn defaults() -> Settings {
-    static DEFAULTS: OnceLock<Settings> = OnceLock::new();
-    DEFAULTS
-        .get_or_init(|| {
-            let mut settings = unset();
-            let mut pending = None;
-            for entry in entries() {
-                // The table's defaults are checked by the tests of this
-                // module: a wrong one fails them, never an operator's start.
-                apply_default(entry, &mut settings, &mut pending)
-                    .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key));
-            }
-            settings
-        })
-        .clone()
+/// Every key's default, as `config/lorebase.example.yaml` shows it: the
+/// settings as [`unset`] leaves them, then each entry's default text (YAML)
+/// applied through that key's own setter, computed once per process; so the
+/// example file and the behaviour cannot differ, and there is no other place
+/// a default is written. `keeper.api_key`'s default is null (no key), so
+/// there is no pending secret to resolve.
+impl Default for Settings {
+    fn default() -> Self {
+        static DEFAULTS: OnceLock<Settings> = OnceLock::new();
+        DEFAULTS
+            .get_or_init(|| {
+                let mut settings = unset();
+                let mut pending = None;
+                for entry in entries() {
+                    // The table's defaults are checked by the tests of this
+                    // module: a wrong one fails them, never an operator's start.
+                    apply_default(entry, &mut settings, &mut pending)
+                        .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key));
+                }
+                settings
+            })
+            .clone()
+    }
 }
 
 /// Applies `entry`'s default text through its setter.
@@ -688,7 +692,7 @@ fn apply_default(
 
 /// The settings before the table's defaults are applied: placeholders
 /// (empty, zero, off), each overwritten by its key's default in
-/// [`defaults`]; never a value Herald runs with. `keeper.api_key` and
+/// `Settings::default()`; never a value Herald runs with. `keeper.api_key` and
 /// `keeper.env_proxy` are not keys of the table: [`Settings::load`] resolves
 /// them after the layers.
 fn unset() -> Settings {

@@ -271,13 +271,3 @@ pub struct ToolSelection {
     /// search to keep it loaded (`_meta["anthropic/alwaysLoad"]`).
     pub always_load_context: bool,
 }
-
-/// Every key's default, as `config/lorebase.example.yaml` shows it: the
-/// default text of each entry of the settings table (`keys.rs`) applied
-/// through that key's own check, so the example file and the behaviour
-/// cannot differ. There is no other place a default is written.
-impl Default for Settings {
-    fn default() -> Self {
-        keys::defaults()
-    }
-}
