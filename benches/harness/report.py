@@ -221,11 +221,17 @@ def markdown(results: dict, command: str) -> str:
 
 
 def write(doc: Path, block: str) -> None:
+    replace_block(doc, block, MARK_START, MARK_END, SECTION)
+
+
+def replace_block(doc: Path, block: str, start: str, end: str, section: str) -> None:
+    """Puts `block` (which begins with `start` and ends with `end`) in place of the one between
+    those marks in `doc`; without them, appends it under the heading `section`."""
     text = doc.read_text() if doc.exists() else "# Benchmarks\n"
-    if MARK_START in text and MARK_END in text:
-        head, rest = text.split(MARK_START, 1)
-        _, tail = rest.split(MARK_END, 1)
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
         text = head + block + tail
     else:
-        text = text.rstrip("\n") + "\n\n" + SECTION + block + "\n"
+        text = text.rstrip("\n") + "\n\n" + section + block + "\n"
     doc.write_text(text)

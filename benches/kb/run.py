@@ -32,6 +32,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benches"))
+
+from harness import report  # noqa: E402
+
 QUERIES = ["harbor-core OOMKilled", "EC2NodeClass drift", "v1.8.2", "kb_search", "rollback",
            "certificate expiry cert-manager", "karpenter node drain after upgrade", "coredns timeouts",
            "kafka-broker consumer lag", "zzzunmatched"]
@@ -190,15 +194,7 @@ def write_doc(rows: list[dict], command: str) -> str:
 
 def update_doc(block: str) -> Path:
     doc = ROOT / "docs/benchmarks.md"
-    text = doc.read_text() if doc.exists() else "# Benchmarks\n"
-    section = "## KB index (kb_search, kb_get)\n\n"
-    if MARK_START in text and MARK_END in text:
-        head, rest = text.split(MARK_START, 1)
-        _, tail = rest.split(MARK_END, 1)
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + block + "\n"
-    doc.write_text(text)
+    report.replace_block(doc, block, MARK_START, MARK_END, "## KB index (kb_search, kb_get)\n\n")
     return doc
 
 

@@ -238,6 +238,10 @@ mod tests {
 
     #[test]
     fn no_endpoint_no_exporter() {
-        assert!(start(&TracesSettings::default()).unwrap().is_none());
+        assert!(
+            start(&crate::config::Settings::default().traces)
+                .unwrap()
+                .is_none()
+        );
     }
 }

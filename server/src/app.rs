@@ -70,9 +70,10 @@ impl Herald {
         // The remote tools (`mcp.servers`) are added by the handler as they
         // are discovered; these are the built-in ones.
         let tools = ServedTools::new(toolbox.local_definitions());
+        let defaults = Settings::default();
         let unselected = Settings {
-            tools: Default::default(),
-            kb: Default::default(),
+            tools: defaults.tools,
+            kb: defaults.kb,
             ..settings.clone()
         };
         // Shares the toolbox's Keeper client (one pool, one load of the roots).

@@ -62,7 +62,10 @@ static INSTALLED: OnceLock<Installed> = OnceLock::new();
 pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
     let filter = filter(level, std::env::var("RUST_LOG").ok().as_deref(), default);
     let writer = LogWriter::new();
-    let (layer, handle) = reload::Layer::new(format_layer(format.unwrap_or_default(), &writer));
+    let (layer, handle) = reload::Layer::new(format_layer(
+        format.unwrap_or_else(|| Settings::default().log.format),
+        &writer,
+    ));
     let audit = AuditFile::default();
     // The filter is the stderr layer's own: the audit file takes every audit
     // line whatever the level.

@@ -191,6 +191,20 @@ def _failed(e: ToolFailure) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=e.render())], is_error=True)
 
 
+async def _answer(ctx: Context, method: str, domain: str | None, segments: tuple[str, ...], fmt: str, text, *,
+                  params: dict[str, Any] | None = None, body: dict[str, Any] | None = None) -> CallToolResult:
+    """One tool's Keeper call (the Domain's `segments`; a body without its unset keys), its answer finished in
+    `fmt` (`text` renders the text form) or its failure as the error result."""
+    try:
+        url = keeper.url(_domain(domain), *segments)
+        if body is not None:
+            body = {k: v for k, v in body.items() if v is not None}
+        answer = await keeper.call(method, url, _key(ctx), params=params, body=body)
+        return _finish(answer, fmt, text)
+    except ToolFailure as e:
+        return _failed(e)
+
+
 @mcp.tool(name="lorebase_get", title="One Record", annotations=READ_ONLY, description=(
     "Reads one Record by ref (Kind/key): its values (masked ones show ***) and its Link counts per Relation; "
     "`links: true` lists the Links too. Use it when you know the ref; use lorebase_search or lorebase_query to "
@@ -203,14 +217,9 @@ async def lorebase_get(
     links: Annotated[bool, Field(description="Also list the Links (not only their counts).")] = False,
     domain: Domain = None, branch: Branch = None, at: At = None, format: Format = "text",
 ) -> Annotated[CallToolResult, RecordOut]:
-    try:
-        kind, key = ref.split("/", 1)
-        url = keeper.url(_domain(domain), "kinds", kind, "records", key)
-        params = _read(branch, at) | {"links": "true" if links else None}
-        answer = await keeper.call("GET", url, _key(ctx), params=params)
-        return _finish(answer, format, render.record)
-    except ToolFailure as e:
-        return _failed(e)
+    kind, key = ref.split("/", 1)
+    params = _read(branch, at) | {"links": "true" if links else None}
+    return await _answer(ctx, "GET", domain, ("kinds", kind, "records", key), format, render.record, params=params)
 
 
 @mcp.tool(name="lorebase_search", title="Find Records by words", annotations=READ_ONLY, description=(
@@ -231,14 +240,9 @@ async def lorebase_search(
     limit: Annotated[int | None, Field(ge=1, le=100, description="Most hits.")] = None,
     domain: Domain = None, branch: Branch = None, at: At = None, format: Format = "text",
 ) -> Annotated[CallToolResult, SearchOut]:
-    try:
-        body = {k: v for k, v in (_read(branch, at) | {
-            "query": query, "kinds": kinds, "traits": traits, "lens": lens, "where": where,
-            "query_vector": query_vector, "limit": limit}).items() if v is not None}
-        answer = await keeper.call("POST", keeper.url(_domain(domain), "search"), _key(ctx), body=body)
-        return _finish(answer, format, render.search)
-    except ToolFailure as e:
-        return _failed(e)
+    body = _read(branch, at) | {"query": query, "kinds": kinds, "traits": traits, "lens": lens, "where": where,
+                                "query_vector": query_vector, "limit": limit}
+    return await _answer(ctx, "POST", domain, ("search",), format, render.search, body=body)
 
 
 class QueryIn(BaseModel):
@@ -270,13 +274,8 @@ async def lorebase_query(
                                         description="The `next_cursor` of the previous page.")] = None,
     domain: Domain = None, branch: Branch = None, at: At = None, format: Format = "text",
 ) -> Annotated[CallToolResult, QueryOut]:
-    try:
-        body = {k: v for k, v in (_read(branch, at) | {
-            "query": query.model_dump(exclude_none=True), "cursor": cursor}).items() if v is not None}
-        answer = await keeper.call("POST", keeper.url(_domain(domain), "query"), _key(ctx), body=body)
-        return _finish(answer, format, render.query)
-    except ToolFailure as e:
-        return _failed(e)
+    body = _read(branch, at) | {"query": query.model_dump(exclude_none=True), "cursor": cursor}
+    return await _answer(ctx, "POST", domain, ("query",), format, render.query, body=body)
 
 
 @mcp.tool(name="lorebase_schema", title="Schema of the Domain", annotations=READ_ONLY, description=(
@@ -292,12 +291,8 @@ async def lorebase_schema(
         "`summary`: names, types and flags. `full`: plus descriptions, enum values and synonyms."))] = None,
     domain: Domain = None, branch: Branch = None, at: At = None, format: Format = "text",
 ) -> Annotated[CallToolResult, SchemaOut]:
-    try:
-        params = _read(branch, at) | {"kinds": ",".join(kinds) if kinds else None, "detail": detail}
-        answer = await keeper.call("GET", keeper.url(_domain(domain), "schema"), _key(ctx), params=params)
-        return _finish(answer, format, render.schema)
-    except ToolFailure as e:
-        return _failed(e)
+    params = _read(branch, at) | {"kinds": ",".join(kinds) if kinds else None, "detail": detail}
+    return await _answer(ctx, "GET", domain, ("schema",), format, render.schema, params=params)
 
 
 def main() -> None:

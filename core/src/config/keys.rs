@@ -2,27 +2,34 @@
 //! `config/lorebase.example.yaml`, with the comment and the default that file
 //! shows and the check that stores a value in [`Settings`] (its type and
 //! bounds). The key list ([`keys`]), the parsing of every layer's values
-//! ([`apply`]) and the example file ([`example_yaml`]) all come from it.
+//! ([`apply`]), the example file ([`example_yaml`]) and `Settings::default()`
+//! (each key's default text through its own check) all come
+//! from it, so a default is written once, here.
 //!
-//! A new key: a field (and its default) in [`Settings`] or a section of it,
-//! then one `key!` entry here (in the group and place it takes in the example
+//! A new key: a field in [`Settings`] or a section of it (and its placeholder
+//! in [`unset`]), then one `key!` entry here (in the group and place it takes in the example
 //! file); then `UPDATE_EXAMPLE=1 cargo test -p lorebase-herald-core --test
 //! integration the_example_file_is_generated` rewrites the example file.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::MIN_MAX_CHARS;
-use super::Settings;
 use super::error::{ConfigError, SettingSource};
 use super::field::{
     Field, authorization_servers, base_url, endpoint_url, http_path, keeper_token, log_format,
     origins, otlp_endpoint, resource_url, transport,
 };
+use super::mcp::McpSettings;
 use super::mcp::parse_servers;
+use super::operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings};
 use super::raw::RawValue;
 use super::secret::Secret;
+use super::{
+    ChangesSettings, EnvProxy, HttpSettings, KbSettings, KeeperSettings, KeeperToken,
+    MIN_MAX_CHARS, OutputSettings, Settings, ToolSelection, Transport,
+};
 
 /// Checks a key's value and stores it (`keeper.api_key` in the pending secret).
 type Setter = fn(&Field<'_>, &mut Settings, &mut Option<PendingSecret>) -> Result<(), ConfigError>;
@@ -679,6 +686,140 @@ pub(crate) fn apply(
     (entry.set)(&Field { key, raw, source }, settings, api_key)
 }
 
+/// Every key's default, as `config/lorebase.example.yaml` shows it: the
+/// settings as [`unset`] leaves them, then each entry's default text (YAML)
+/// applied through that key's own setter, computed once per process; so the
+/// example file and the behaviour cannot differ, and there is no other place
+/// a default is written. `keeper.api_key`'s default is null (no key), so
+/// there is no pending secret to resolve.
+impl Default for Settings {
+    fn default() -> Self {
+        static DEFAULTS: OnceLock<Settings> = OnceLock::new();
+        DEFAULTS
+            .get_or_init(|| {
+                let mut settings = unset();
+                let mut pending = None;
+                for entry in entries() {
+                    // The table's defaults are checked by the tests of this
+                    // module: a wrong one fails them, never an operator's start.
+                    apply_default(entry, &mut settings, &mut pending)
+                        .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key));
+                }
+                settings
+            })
+            .clone()
+    }
+}
+
+/// Applies `entry`'s default text through its setter.
+fn apply_default(
+    entry: &Key,
+    settings: &mut Settings,
+    pending: &mut Option<PendingSecret>,
+) -> Result<(), ConfigError> {
+    let source = SettingSource::Default;
+    let value: Value = serde_norway::from_str(entry.default).map_err(|e| ConfigError::Invalid {
+        key: entry.key.to_string(),
+        origin: source.clone(),
+        reason: format!("invalid YAML default: {e}"),
+    })?;
+    let raw = RawValue::Json(value);
+    let field = Field {
+        key: entry.key,
+        raw: &raw,
+        source: &source,
+    };
+    (entry.set)(&field, settings, pending)
+}
+
+/// The settings before the table's defaults are applied: placeholders
+/// (empty, zero, off), each overwritten by its key's default in
+/// `Settings::default()`; never a value Herald runs with. `keeper.api_key` and
+/// `keeper.env_proxy` are not keys of the table: [`Settings::load`] resolves
+/// them after the layers.
+fn unset() -> Settings {
+    Settings {
+        keeper: KeeperSettings {
+            base_url: String::new(),
+            api_key: None,
+            max_retries: 0,
+            retry_max_wait_s: 0,
+            trust_env: false,
+            verify_tls: false,
+            ca_file: None,
+            timeout_s: 0,
+            max_response_bytes: 0,
+            env_proxy: EnvProxy::default(),
+        },
+        domain: None,
+        branch: None,
+        transport: Transport::Stdio,
+        http: HttpSettings {
+            host: String::new(),
+            port: 0,
+            path: String::new(),
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            stateless: false,
+            json_response: false,
+            allow_anonymous: false,
+            max_body_bytes: 0,
+            max_connections: 0,
+            header_timeout_s: 0,
+            body_timeout_s: 0,
+            idle_timeout_s: 0,
+            drain_delay_s: 0,
+            drain_timeout_s: 0,
+            authorization_servers: Vec::new(),
+            resource_url: None,
+            required_scopes: Vec::new(),
+            introspection_endpoint: None,
+            oauth_client_id: None,
+            oauth_client_secret: None,
+            keeper_token: KeeperToken::Exchange,
+            tool_headers: false,
+        },
+        output: OutputSettings {
+            max_chars: 0,
+            max_items: 0,
+            max_value_chars: 0,
+            schemas: false,
+        },
+        changes: ChangesSettings { max_pages: 0 },
+        kb: KbSettings {
+            dir: None,
+            index_wait_s: 0,
+        },
+        tools: ToolSelection {
+            read_only: false,
+            allow: None,
+            deny: Vec::new(),
+            always_load_context: false,
+        },
+        mcp: McpSettings {
+            servers: Vec::new(),
+            require_allowlist: false,
+            discovery_timeout_s: 0,
+            call_timeout_s: 0,
+            refresh_interval_s: 0,
+        },
+        log: LogSettings {
+            format: LogFormat::Text,
+            audit_arguments: false,
+            audit_file: None,
+        },
+        metrics: MetricsSettings {
+            enabled: false,
+            host: String::new(),
+            port: None,
+        },
+        traces: TracesSettings {
+            otlp_endpoint: None,
+            service_name: String::new(),
+        },
+    }
+}
+
 fn api_key(f: &Field<'_>) -> Result<Option<PendingSecret>, ConfigError> {
     match f.raw {
         RawValue::Json(Value::Null) => Ok(None),
@@ -708,5 +849,55 @@ mod tests {
                 assert_eq!(section_of(key.key), section, "{} in its group", key.key);
             }
         }
+    }
+
+    /// The single owner of the defaults: each key's default text passes its
+    /// own check (no pending secret), and the settings a layer-less load
+    /// starts from are those texts applied, nothing else.
+    #[test]
+    fn every_default_passes_its_own_check_and_is_the_settings_default() {
+        let mut settings = unset();
+        for entry in entries() {
+            let mut pending = None;
+            apply_default(entry, &mut settings, &mut pending)
+                .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key));
+            assert!(pending.is_none(), "{} has a secret default", entry.key);
+        }
+        assert_eq!(settings, Settings::default());
+        // Applying a default again changes nothing: each key owns its field.
+        let mut again = Settings::default();
+        for entry in entries() {
+            apply_default(entry, &mut again, &mut None).unwrap();
+            assert_eq!(again, Settings::default(), "{}", entry.key);
+        }
+    }
+
+    /// A default is what the example file shows: changing a key's text
+    /// changes the settings (the default is not written anywhere else).
+    #[test]
+    fn each_default_text_reaches_its_field() {
+        let port = Key {
+            default: "8091",
+            ..*entries().find(|k| k.key == "http.port").unwrap()
+        };
+        let mut settings = Settings::default();
+        apply_default(&port, &mut settings, &mut None).unwrap();
+        assert_eq!(settings.http.port, 8091);
+    }
+
+    /// The placeholders are not the defaults where a default is not empty:
+    /// the table, not [`unset`], gives those fields their values.
+    #[test]
+    fn the_placeholders_are_overwritten() {
+        let (blank, d) = (unset(), Settings::default());
+        assert_ne!(blank.keeper, d.keeper);
+        assert_ne!(blank.http, d.http);
+        assert_ne!(blank.output, d.output);
+        assert_ne!(blank.changes, d.changes);
+        assert_ne!(blank.kb, d.kb);
+        assert_ne!(blank.tools, d.tools);
+        assert_ne!(blank.mcp, d.mcp);
+        assert_ne!(blank.metrics, d.metrics);
+        assert_ne!(blank.traces, d.traces);
     }
 }

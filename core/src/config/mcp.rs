@@ -36,24 +36,12 @@ pub struct McpSettings {
     pub servers: Vec<McpServerSettings>,
     /// Refuse to start unless every server declares a `tools` allowlist.
     pub require_allowlist: bool,
-    /// Longest discovery of all servers together, in seconds (default 10).
+    /// Longest discovery of all servers together, in seconds.
     pub discovery_timeout_s: u64,
-    /// Longest remote tool call, in seconds (default 60).
+    /// Longest remote tool call, in seconds.
     pub call_timeout_s: u64,
-    /// Re-discover every N seconds; 0 (the default) only at startup and on SIGHUP.
+    /// Re-discover every N seconds; 0: only at startup and on SIGHUP.
     pub refresh_interval_s: u64,
-}
-
-impl Default for McpSettings {
-    fn default() -> Self {
-        Self {
-            servers: Vec::new(),
-            require_allowlist: false,
-            discovery_timeout_s: 10,
-            call_timeout_s: 60,
-            refresh_interval_s: 0,
-        }
-    }
 }
 
 /// One remote MCP server.

@@ -53,11 +53,10 @@ pub use operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings, ot
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 
 /// How Herald talks to its MCP host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
     /// One Herald per agent, started by the host.
-    #[default]
     Stdio,
     /// One shared Herald; each caller sends its own key.
     StreamableHttp,
@@ -65,26 +64,27 @@ pub enum Transport {
 
 /// With OAuth on (`http.authorization_servers`), the token a call sends to
 /// Keeper: never the client's own token unless the operator says so.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KeeperToken {
     /// RFC 8693 token exchange at the authorization server, for a token
     /// whose audience is `keeper.base_url`.
-    #[default]
     Exchange,
     /// The client's token, unchanged: Keeper accepts tokens issued for
     /// Herald's audience (the operator's explicit statement).
     Forward,
 }
 
-/// All of Herald's settings, resolved (secrets included).
+/// All of Herald's settings, resolved (secrets included). Their defaults are
+/// written once, in the settings table (`keys.rs`, shown by
+/// `config/lorebase.example.yaml`): see [`Settings::default`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// How to reach Keeper.
     pub keeper: KeeperSettings,
     /// The Domain used when a call names none.
     pub domain: Option<String>,
-    /// The branch used when a call names none (default: the Domain's default branch).
+    /// The branch used when a call names none (none: the Domain's default branch).
     pub branch: Option<String>,
     /// stdio or Streamable HTTP.
     pub transport: Transport,
@@ -111,25 +111,25 @@ pub struct Settings {
 /// How to reach Keeper.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeeperSettings {
-    /// Keeper origin, default `http://127.0.0.1:8080`.
+    /// Keeper's origin.
     pub base_url: String,
     /// The key every stdio call carries.
     pub api_key: Option<Secret>,
-    /// Resends after 429, 503 or an unreachable Keeper (0 = off), default 2.
+    /// Resends after 429, 503 or an unreachable Keeper (0 = off).
     pub max_retries: u32,
-    /// Longest pause before a retry in seconds, default 5.
+    /// Longest pause before a retry in seconds.
     pub retry_max_wait_s: u64,
-    /// Honour `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY`, default false.
+    /// Honour `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY`.
     pub trust_env: bool,
-    /// Verify Keeper's TLS certificate, default true.
+    /// Verify Keeper's TLS certificate.
     pub verify_tls: bool,
     /// A PEM file of private CA certificates trusted besides the system's
     /// roots (where the system has none, instead of the bundled Mozilla
-    /// roots: [`crate::keeper::roots`]); default none.
+    /// roots: [`crate::keeper::roots`]).
     pub ca_file: Option<PathBuf>,
-    /// Timeout of one request in seconds, default 30.
+    /// Timeout of one request in seconds.
     pub timeout_s: u64,
-    /// Largest response body accepted, default 16 MiB.
+    /// Largest response body accepted, in bytes.
     pub max_response_bytes: u64,
     /// The proxy variables, captured from the environment by
     /// [`Settings::load`] only when `trust_env` is on (empty otherwise).
@@ -177,45 +177,45 @@ impl EnvProxy {
 /// The Streamable HTTP listener.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpSettings {
-    /// Default `127.0.0.1`.
+    /// The address the listener binds.
     pub host: String,
-    /// Default 8090.
+    /// The port (0 picks a free one).
     pub port: u16,
-    /// Default `/mcp`.
+    /// The path of the MCP endpoint.
     pub path: String,
     /// Host values accepted besides `127.0.0.1`, `localhost` and `[::1]`.
     pub allowed_hosts: Vec<String>,
     /// Origins accepted besides `http://127.0.0.1` and `http://localhost`.
     pub allowed_origins: Vec<String>,
-    /// No sessions: any replica serves any call. Default true.
+    /// No sessions: any replica serves any call.
     pub stateless: bool,
-    /// JSON responses instead of SSE streams. Default true.
+    /// JSON responses instead of SSE streams.
     pub json_response: bool,
-    /// Let header-less calls through to Keeper without a credential. Default false.
+    /// Let header-less calls through to Keeper without a credential.
     pub allow_anonymous: bool,
-    /// Largest request body accepted, default 1 MiB.
+    /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
-    /// Most connections open at once, default 1024. At the limit, a new
+    /// Most connections open at once. At the limit, a new
     /// connection closes the oldest one that has not delivered a whole request.
     pub max_connections: usize,
     /// Seconds a request's head may take to arrive (from the connection
-    /// opening, or from the first byte of a later request), default 10.
+    /// opening, or from the first byte of a later request).
     pub header_timeout_s: u64,
-    /// Seconds a request's body may take to arrive after its head, default 30.
+    /// Seconds a request's body may take to arrive after its head.
     pub body_timeout_s: u64,
-    /// Seconds a kept-alive connection may wait for its next request, default
-    /// 90 (longer than a balancer's own upstream keep-alive, so it closes first).
+    /// Seconds a kept-alive connection may wait for its next request
+    /// (longer than a balancer's own upstream keep-alive, so it closes first).
     pub idle_timeout_s: u64,
     /// Seconds Herald goes on accepting calls after SIGTERM/SIGINT while
-    /// `/readyz` answers 503, so balancers stop routing to it first; default 0.
+    /// `/readyz` answers 503, so balancers stop routing to it first.
     pub drain_delay_s: u64,
-    /// Seconds in-flight calls get to finish once the listener is closed,
-    /// default 25; then every connection is closed and Herald exits.
+    /// Seconds in-flight calls get to finish once the listener is closed;
+    /// then every connection is closed and Herald exits.
     pub drain_timeout_s: u64,
     /// The authorization servers that issue Lorebase credentials (RFC 9728).
     /// When set, a request without `Authorization` gets HTTP 401 with
     /// `WWW-Authenticate: Bearer resource_metadata=...`, and the protected
-    /// resource metadata is served; empty (the default): a call without a
+    /// resource metadata is served; empty: a call without a
     /// credential is an `[unauthorized]` tool error.
     pub authorization_servers: Vec<String>,
     /// The resource identifier (`https://herald.example/mcp`): the metadata's
@@ -237,7 +237,7 @@ pub struct HttpSettings {
     /// How a call with a validated token reaches Keeper. Default exchange.
     pub keeper_token: KeeperToken,
     /// Honour the `X-MCP-Readonly`, `X-MCP-Toolsets` and `X-MCP-Tools`
-    /// request headers, which narrow the tools of one request. Default true.
+    /// request headers, which narrow the tools of one request.
     pub tool_headers: bool,
 }
 
@@ -250,13 +250,13 @@ pub const MIN_MAX_CHARS: usize = 500;
 /// Output caps (herald.md, Output size).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputSettings {
-    /// Longest tool output in characters, default 12000.
+    /// Longest tool output in characters.
     pub max_chars: usize,
-    /// Longest list, default 50.
+    /// Longest list, in items.
     pub max_items: usize,
-    /// Longest single value in characters, default 500.
+    /// Longest single value in characters.
     pub max_value_chars: usize,
-    /// Declare each tool's output schema (default false). Off, a `text`
+    /// Declare each tool's output schema. Off, a `text`
     /// answer is its text block alone and a `json` answer is the JSON as the
     /// text block and as `structuredContent` (herald.md): hosts that show the
     /// model only `structuredContent` when a result has it (Claude Code,
@@ -270,7 +270,7 @@ pub struct OutputSettings {
 /// `lorebase_changes` paging bound.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChangesSettings {
-    /// Most branch-log pages read back to `since`, default 10.
+    /// Most branch-log pages read back to `since`.
     pub max_pages: u32,
 }
 
@@ -281,17 +281,8 @@ pub struct KbSettings {
     pub dir: Option<PathBuf>,
     /// Seconds a KB tool called while the catalog is first indexed (in the
     /// background, from startup) waits for the index before it answers a
-    /// tool error saying to retry, default 10.
+    /// tool error saying to retry.
     pub index_wait_s: u64,
-}
-
-impl Default for KbSettings {
-    fn default() -> Self {
-        Self {
-            dir: None,
-            index_wait_s: 10,
-        }
-    }
 }
 
 /// Which tools are served (beyond the seed: read-only mode, allow and deny
@@ -307,75 +298,4 @@ pub struct ToolSelection {
     /// Mark `lorebase_context` for hosts that defer MCP tools behind a
     /// search to keep it loaded (`_meta["anthropic/alwaysLoad"]`).
     pub always_load_context: bool,
-}
-
-impl Default for ToolSelection {
-    fn default() -> Self {
-        Self {
-            read_only: false,
-            allow: None,
-            deny: Vec::new(),
-            always_load_context: true,
-        }
-    }
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            keeper: KeeperSettings {
-                base_url: "http://127.0.0.1:8080".into(),
-                api_key: None,
-                max_retries: 2,
-                retry_max_wait_s: 5,
-                trust_env: false,
-                verify_tls: true,
-                ca_file: None,
-                timeout_s: 30,
-                max_response_bytes: 16 * 1024 * 1024,
-                env_proxy: EnvProxy::default(),
-            },
-            domain: None,
-            branch: None,
-            transport: Transport::Stdio,
-            http: HttpSettings {
-                host: "127.0.0.1".into(),
-                port: 8090,
-                path: "/mcp".into(),
-                allowed_hosts: Vec::new(),
-                allowed_origins: Vec::new(),
-                stateless: true,
-                json_response: true,
-                allow_anonymous: false,
-                max_body_bytes: 1024 * 1024,
-                max_connections: 1024,
-                header_timeout_s: 10,
-                body_timeout_s: 30,
-                idle_timeout_s: 90,
-                drain_delay_s: 0,
-                drain_timeout_s: 25,
-                authorization_servers: Vec::new(),
-                resource_url: None,
-                required_scopes: Vec::new(),
-                introspection_endpoint: None,
-                oauth_client_id: None,
-                oauth_client_secret: None,
-                keeper_token: KeeperToken::Exchange,
-                tool_headers: true,
-            },
-            output: OutputSettings {
-                max_chars: 12_000,
-                max_items: 50,
-                max_value_chars: 500,
-                schemas: false,
-            },
-            changes: ChangesSettings { max_pages: 10 },
-            kb: KbSettings::default(),
-            tools: ToolSelection::default(),
-            mcp: McpSettings::default(),
-            log: LogSettings::default(),
-            metrics: MetricsSettings::default(),
-            traces: TracesSettings::default(),
-        }
-    }
 }

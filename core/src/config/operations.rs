@@ -6,10 +6,9 @@
 use std::path::PathBuf;
 
 /// How log lines are written on stderr.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
-    /// Human-readable lines (the default).
-    #[default]
+    /// Human-readable lines.
     Text,
     /// One JSON object per line.
     Json,
@@ -37,27 +36,26 @@ impl LogFormat {
 /// Logs and the audit trail (one info line per tool call).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSettings {
-    /// `text` (default) or `json` (`--log-format`).
+    /// `text` or `json` (`--log-format`).
     pub format: LogFormat,
     /// Add the names of a call's arguments to its audit line (never their
-    /// values, which may hold private data). Default false.
+    /// values, which may hold private data).
     pub audit_arguments: bool,
     /// A file every audit line is also appended to (never dropped, whatever
     /// the log level; bounded only by the disk), for operators who need every
-    /// line even when stderr is not read. None (the default): stderr only.
+    /// line even when stderr is not read. None: stderr only.
     pub audit_file: Option<PathBuf>,
 }
 
 /// Prometheus metrics (`GET /metrics`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetricsSettings {
-    /// Serve metrics at all (default true).
+    /// Serve metrics at all.
     pub enabled: bool,
-    /// The address of the metrics listener when `port` is set (default
-    /// `127.0.0.1`).
+    /// The address of the metrics listener when `port` is set.
     pub host: String,
     /// A listener of its own for `/metrics` (0 picks a free port, logged at
-    /// start). None (the default): `/metrics` is served on the Streamable
+    /// start). None: `/metrics` is served on the Streamable
     /// HTTP listener, and not at all over stdio.
     pub port: Option<u16>,
 }
@@ -66,40 +64,11 @@ pub struct MetricsSettings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TracesSettings {
     /// The OTLP/HTTP traces endpoint (`http://collector:4318/v1/traces`; a
-    /// URL without a path gets `/v1/traces`). None (the default): no export;
+    /// URL without a path gets `/v1/traces`). None: no export;
     /// Keeper requests still carry `traceparent` and `X-Request-Id`.
     pub otlp_endpoint: Option<String>,
-    /// `service.name` of the exported spans (default `lorebase-herald`).
+    /// `service.name` of the exported spans.
     pub service_name: String,
-}
-
-impl Default for LogSettings {
-    fn default() -> Self {
-        Self {
-            format: LogFormat::Text,
-            audit_arguments: false,
-            audit_file: None,
-        }
-    }
-}
-
-impl Default for MetricsSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            host: "127.0.0.1".into(),
-            port: None,
-        }
-    }
-}
-
-impl Default for TracesSettings {
-    fn default() -> Self {
-        Self {
-            otlp_endpoint: None,
-            service_name: "lorebase-herald".into(),
-        }
-    }
 }
 
 /// The OTLP traces URL of a configured endpoint: `/v1/traces` added to a URL

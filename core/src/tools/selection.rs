@@ -96,6 +96,7 @@ pub(crate) fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Settings;
 
     #[test]
     fn a_narrowing_keeps_named_tools_and_groups_and_drops_writers_when_read_only() {
@@ -131,13 +132,13 @@ mod tests {
     fn read_only_allow_and_deny() {
         let sel = ToolSelection {
             read_only: true,
-            ..Default::default()
+            ..Settings::default().tools
         };
         assert_eq!(served(&sel), ["lorebase_get", "lorebase_schema"]);
         let sel = ToolSelection {
             allow: Some(vec!["lorebase_execute".into(), "lorebase_get".into()]),
             deny: vec!["lorebase_execute".into(), "no_such_tool".into()],
-            ..Default::default()
+            ..Settings::default().tools
         };
         assert_eq!(served(&sel), ["lorebase_get"]);
     }
@@ -146,13 +147,13 @@ mod tests {
     fn an_unknown_allowed_name_is_an_error_unless_remote_shaped() {
         let sel = ToolSelection {
             allow: Some(vec!["lorebase_gte".into()]),
-            ..Default::default()
+            ..Settings::default().tools
         };
         let err = check(&sel, &served(&sel), &ALL).unwrap_err();
         assert!(err.contains("lorebase_gte"), "{err}");
         let sel = ToolSelection {
             allow: Some(vec!["lorebase_get".into(), "runbooks__search".into()]),
-            ..Default::default()
+            ..Settings::default().tools
         };
         assert_eq!(check(&sel, &served(&sel), &ALL), Ok(()));
     }

@@ -15,7 +15,8 @@ framework is an optional extra of the package:
 - :mod:`.smolagents`: smolagents tools (``lorebase-herald[smolagents]``).
 
 What they share is in :mod:`.tool_calls` (and :mod:`.schema_model` for the frameworks
-that describe arguments with pydantic models).
+that describe arguments with pydantic models, :mod:`.tool_fields` for those whose tools
+are pydantic models).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from pydantic import Field  # noqa: E402
 
 from .schema_model import schema_model  # noqa: E402
 from .tool_calls import acall_for_model, call_for_model, parameters_schema  # noqa: E402
+from .tool_fields import CallKey, HeraldRef  # noqa: E402
 
 if TYPE_CHECKING:
     from ..herald import Herald
@@ -34,10 +35,8 @@ __all__ = ["HeraldCrewAITool", "to_crewai_tools"]
 class HeraldCrewAITool(BaseTool):
     """One Herald tool as a CrewAI tool (sync and async)."""
 
-    herald: Any = Field(exclude=True, repr=False)
-    """The :class:`~lorebase_herald.Herald` that serves the tool."""
-    api_key: Optional[str] = Field(default=None, exclude=True, repr=False)
-    """A key to send instead of the configured one (never shown)."""
+    herald: HeraldRef
+    api_key: CallKey = None
     title: Optional[str] = None
     """The tool's human title."""
     annotations: Dict[str, bool] = Field(default_factory=dict)

@@ -21,7 +21,8 @@ from .tool_calls import parameters_schema
 require("langchain_core", "langchain")
 
 from langchain_core.tools import BaseTool, ToolException  # noqa: E402
-from pydantic import Field  # noqa: E402
+
+from .tool_fields import CallKey, HeraldRef  # noqa: E402
 
 if TYPE_CHECKING:
     from ..herald import Herald, ToolResult
@@ -32,10 +33,8 @@ __all__ = ["HeraldLangChainTool", "to_langchain_tools"]
 class HeraldLangChainTool(BaseTool):
     """One Herald tool as a LangChain tool (sync and async)."""
 
-    herald: Any = Field(exclude=True, repr=False)
-    """The :class:`~lorebase_herald.Herald` that serves the tool."""
-    api_key: Optional[str] = Field(default=None, exclude=True, repr=False)
-    """A key to send instead of the configured one (never shown)."""
+    herald: HeraldRef
+    api_key: CallKey = None
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     handle_tool_error: Any = True
 

@@ -39,6 +39,35 @@ impl<const DEFAULT: bool> Flag<DEFAULT> {
     }
 }
 
+/// The characters a text argument may hold: its first, the others, and its
+/// length in bytes (the api name's and the slug's check).
+struct Shape {
+    first: fn(char) -> bool,
+    rest: fn(char) -> bool,
+    max: usize,
+}
+
+impl Shape {
+    /// `value` when it is not empty, its first character passes `first`,
+    /// every other `rest`, and it is at most `max` bytes; otherwise the
+    /// `invalid` error of `arg`, saying what it `must` be.
+    fn check(
+        &self,
+        value: String,
+        arg: &str,
+        must: impl FnOnce() -> String,
+    ) -> Result<String, ToolError> {
+        let mut chars = value.chars();
+        let ok =
+            chars.next().is_some_and(self.first) && chars.all(self.rest) && value.len() <= self.max;
+        if ok {
+            Ok(value)
+        } else {
+            Err(invalid(arg, must()))
+        }
+    }
+}
+
 /// The longest api name of an Operation.
 const API_NAME_MAX: usize = 128;
 
@@ -58,21 +87,14 @@ impl Arg for ApiName {
     type Checked = String;
 
     fn check(self, arg: &str) -> Result<String, ToolError> {
-        let value = self.0;
-        let mut chars = value.chars();
-        let ok = chars
-            .next()
-            .is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
-            && chars.all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-            && value.len() <= API_NAME_MAX;
-        if ok {
-            Ok(value)
-        } else {
-            Err(invalid(
-                arg,
-                "must be an api name such as flag_supplier_risk",
-            ))
-        }
+        let shape = Shape {
+            first: |ch| ch.is_ascii_alphabetic() || ch == '_',
+            rest: |ch| ch.is_ascii_alphanumeric() || ch == '_',
+            max: API_NAME_MAX,
+        };
+        shape.check(self.0, arg, || {
+            "must be an api name such as flag_supplier_risk".into()
+        })
     }
 }
 
@@ -93,23 +115,16 @@ impl Arg for Slug {
     type Checked = String;
 
     fn check(self, arg: &str) -> Result<String, ToolError> {
-        let value = self.0;
-        let mut chars = value.chars();
-        let ok = chars
-            .next()
-            .is_some_and(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
-            && chars.all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-')
-            && value.len() <= SLUG_MAX;
-        if ok {
-            Ok(value)
-        } else {
-            Err(invalid(
-                arg,
-                format!(
-                    "must be a short slug: lowercase letters, digits or '-', at most {SLUG_MAX} (for example fix-risk-s1001)"
-                ),
-            ))
-        }
+        let shape = Shape {
+            first: |ch| ch.is_ascii_lowercase() || ch.is_ascii_digit(),
+            rest: |ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-',
+            max: SLUG_MAX,
+        };
+        shape.check(self.0, arg, || {
+            format!(
+                "must be a short slug: lowercase letters, digits or '-', at most {SLUG_MAX} (for example fix-risk-s1001)"
+            )
+        })
     }
 }
 
@@ -198,5 +213,24 @@ mod tests {
         );
         assert!(Flag::<true>::or_default(None));
         assert!(!Flag::<true>::or_default(Some(Flag(false))));
+    }
+
+    /// The first character, the others and the length, each refused alone.
+    #[test]
+    fn api_names_and_slugs_check_first_rest_and_length() {
+        let name = |s: &str| ApiName(s.into()).check("operation");
+        assert_eq!(name("_flag_2").unwrap(), "_flag_2");
+        assert_eq!(name(&"a".repeat(API_NAME_MAX)).unwrap().len(), API_NAME_MAX);
+        for bad in ["", "2flag", "flag-risk", &"a".repeat(API_NAME_MAX + 1)] {
+            let err = name(bad).unwrap_err();
+            assert!(format!("{err:?}").contains("api name"), "{bad}: {err:?}");
+        }
+        let slug = |s: &str| Slug(s.into()).check("task");
+        assert_eq!(slug("0fix-risk").unwrap(), "0fix-risk");
+        assert_eq!(slug(&"a".repeat(SLUG_MAX)).unwrap().len(), SLUG_MAX);
+        for bad in ["", "-fix", "Fix", "fix_risk", &"a".repeat(SLUG_MAX + 1)] {
+            let err = slug(bad).unwrap_err();
+            assert!(format!("{err:?}").contains("at most 63"), "{bad}: {err:?}");
+        }
     }
 }
