@@ -106,6 +106,16 @@ impl Drop for FlushGuard {
         self.shared.batching.store(false, Ordering::Release);
         self.shared.arrived.notify_all();
         self.shared.flush();
+        // All written: the writer thread sees batching off and ends at once;
+        // wait for that, briefly. (Lines still queued mean stderr is not
+        // read: the flush already waited its FLUSH_WAIT for them.)
+        let pending = self.shared.lock();
+        if pending.written >= pending.accepted {
+            let _ =
+                self.shared
+                    .written
+                    .wait_timeout_while(pending, Duration::from_millis(100), |p| p.writer_running);
+        }
     }
 }
 

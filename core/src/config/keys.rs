@@ -3,16 +3,15 @@
 //! shows and the check that stores a value in [`Settings`] (its type and
 //! bounds). The key list ([`keys`]), the parsing of every layer's values
 //! ([`apply`]), the example file ([`example_yaml`]) and `Settings::default()`
-//! (each key's default text through its own check) all come
-//! from it, so a default is written once, here.
+//! (each key's default text through its own check, in [`super::defaults`])
+//! all come from it, so a default is written once, here.
 //!
 //! A new key: a field in [`Settings`] or a section of it (and its placeholder
-//! in [`unset`]), then one `key!` entry here (in the group and place it takes in the example
+//! in `defaults::unset`), then one `key!` entry here (in the group and place it takes in the example
 //! file); then `UPDATE_EXAMPLE=1 cargo test -p lorebase-herald-core --test
 //! integration the_example_file_is_generated` rewrites the example file.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -21,29 +20,24 @@ use super::field::{
     Field, authorization_servers, base_url, endpoint_url, http_path, keeper_token, log_format,
     origins, otlp_endpoint, resource_url, transport,
 };
-use super::mcp::McpSettings;
 use super::mcp::parse_servers;
-use super::operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings};
 use super::raw::RawValue;
 use super::secret::Secret;
-use super::{
-    ChangesSettings, EnvProxy, HttpSettings, KbSettings, KeeperSettings, KeeperToken,
-    MIN_MAX_CHARS, OutputSettings, Settings, ToolSelection, Transport,
-};
+use super::{MIN_MAX_CHARS, Settings};
 
 /// Checks a key's value and stores it (`keeper.api_key` in the pending secret).
 type Setter = fn(&Field<'_>, &mut Settings, &mut Option<PendingSecret>) -> Result<(), ConfigError>;
 
 /// One settings key.
-struct Key {
+pub(super) struct Key {
     /// Dotted below `herald` (`keeper.base_url`, `domain`).
-    key: &'static str,
+    pub(super) key: &'static str,
     /// Its comment in the example file, one entry a line.
     doc: &'static [&'static str],
     /// Its default, as the example file shows it (YAML).
-    default: &'static str,
+    pub(super) default: &'static str,
     /// Its type and bounds.
-    set: Setter,
+    pub(super) set: Setter,
 }
 
 /// Keys shown together in the example file: one section (`keeper`, `http`,
@@ -608,7 +602,8 @@ pub fn keys() -> impl Iterator<Item = &'static str> {
     entries().map(|k| k.key)
 }
 
-fn entries() -> impl Iterator<Item = &'static Key> {
+/// Every entry of the table, in the example file's order.
+pub(super) fn entries() -> impl Iterator<Item = &'static Key> {
     GROUPS.iter().flat_map(|g| g.keys)
 }
 
@@ -686,140 +681,6 @@ pub(crate) fn apply(
     (entry.set)(&Field { key, raw, source }, settings, api_key)
 }
 
-/// Every key's default, as `config/lorebase.example.yaml` shows it: the
-/// settings as [`unset`] leaves them, then each entry's default text (YAML)
-/// applied through that key's own setter, computed once per process; so the
-/// example file and the behaviour cannot differ, and there is no other place
-/// a default is written. `keeper.api_key`'s default is null (no key), so
-/// there is no pending secret to resolve.
-impl Default for Settings {
-    fn default() -> Self {
-        static DEFAULTS: OnceLock<Settings> = OnceLock::new();
-        DEFAULTS
-            .get_or_init(|| {
-                let mut settings = unset();
-                let mut pending = None;
-                for entry in entries() {
-                    // The table's defaults are checked by the tests of this
-                    // module: a wrong one fails them, never an operator's start.
-                    apply_default(entry, &mut settings, &mut pending)
-                        .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key));
-                }
-                settings
-            })
-            .clone()
-    }
-}
-
-/// Applies `entry`'s default text through its setter.
-fn apply_default(
-    entry: &Key,
-    settings: &mut Settings,
-    pending: &mut Option<PendingSecret>,
-) -> Result<(), ConfigError> {
-    let source = SettingSource::Default;
-    let value: Value = serde_norway::from_str(entry.default).map_err(|e| ConfigError::Invalid {
-        key: entry.key.to_string(),
-        origin: source.clone(),
-        reason: format!("invalid YAML default: {e}"),
-    })?;
-    let raw = RawValue::Json(value);
-    let field = Field {
-        key: entry.key,
-        raw: &raw,
-        source: &source,
-    };
-    (entry.set)(&field, settings, pending)
-}
-
-/// The settings before the table's defaults are applied: placeholders
-/// (empty, zero, off), each overwritten by its key's default in
-/// `Settings::default()`; never a value Herald runs with. `keeper.api_key` and
-/// `keeper.env_proxy` are not keys of the table: [`Settings::load`] resolves
-/// them after the layers.
-fn unset() -> Settings {
-    Settings {
-        keeper: KeeperSettings {
-            base_url: String::new(),
-            api_key: None,
-            max_retries: 0,
-            retry_max_wait_s: 0,
-            trust_env: false,
-            verify_tls: false,
-            ca_file: None,
-            timeout_s: 0,
-            max_response_bytes: 0,
-            env_proxy: EnvProxy::default(),
-        },
-        domain: None,
-        branch: None,
-        transport: Transport::Stdio,
-        http: HttpSettings {
-            host: String::new(),
-            port: 0,
-            path: String::new(),
-            allowed_hosts: Vec::new(),
-            allowed_origins: Vec::new(),
-            stateless: false,
-            json_response: false,
-            allow_anonymous: false,
-            max_body_bytes: 0,
-            max_connections: 0,
-            header_timeout_s: 0,
-            body_timeout_s: 0,
-            idle_timeout_s: 0,
-            drain_delay_s: 0,
-            drain_timeout_s: 0,
-            authorization_servers: Vec::new(),
-            resource_url: None,
-            required_scopes: Vec::new(),
-            introspection_endpoint: None,
-            oauth_client_id: None,
-            oauth_client_secret: None,
-            keeper_token: KeeperToken::Exchange,
-            tool_headers: false,
-        },
-        output: OutputSettings {
-            max_chars: 0,
-            max_items: 0,
-            max_value_chars: 0,
-            schemas: false,
-        },
-        changes: ChangesSettings { max_pages: 0 },
-        kb: KbSettings {
-            dir: None,
-            index_wait_s: 0,
-        },
-        tools: ToolSelection {
-            read_only: false,
-            allow: None,
-            deny: Vec::new(),
-            always_load_context: false,
-        },
-        mcp: McpSettings {
-            servers: Vec::new(),
-            require_allowlist: false,
-            discovery_timeout_s: 0,
-            call_timeout_s: 0,
-            refresh_interval_s: 0,
-        },
-        log: LogSettings {
-            format: LogFormat::Text,
-            audit_arguments: false,
-            audit_file: None,
-        },
-        metrics: MetricsSettings {
-            enabled: false,
-            host: String::new(),
-            port: None,
-        },
-        traces: TracesSettings {
-            otlp_endpoint: None,
-            service_name: String::new(),
-        },
-    }
-}
-
 fn api_key(f: &Field<'_>) -> Result<Option<PendingSecret>, ConfigError> {
     match f.raw {
         RawValue::Json(Value::Null) => Ok(None),
@@ -836,6 +697,7 @@ fn api_key(f: &Field<'_>) -> Result<Option<PendingSecret>, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::defaults::{apply_default, unset};
 
     #[test]
     fn keys_are_unique_and_each_group_is_one_section() {

@@ -28,6 +28,7 @@
 //! # Ok::<(), herald_core::config::ConfigError>(())
 //! ```
 
+mod defaults;
 mod error;
 mod field;
 pub mod host;

@@ -16,7 +16,6 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::LengthLimitError;
-use serde_json::json;
 
 use crate::http::heap_trim;
 
@@ -24,6 +23,7 @@ mod message;
 mod probe;
 
 use message::check_message;
+pub use message::refusal;
 
 /// Host names accepted on any port, besides `http.allowed_hosts`.
 pub const DEFAULT_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
@@ -249,17 +249,6 @@ fn too_large(limit: usize) -> Response {
         -32600,
         &format!("Request body exceeds {limit} bytes"),
     )
-}
-
-/// A refusal with a JSON-RPC error body.
-pub fn refusal(status: StatusCode, code: i64, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 fn truncate(s: &str) -> String {

@@ -8,7 +8,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::probe::{Id, MAX_JSON_VALUES, Message, ProbeError, probe};
-use super::refusal;
 use crate::http::routing_headers::{self, BodyFields};
 
 /// JSON-RPC's answers to a body that is not JSON, not one JSON-RPC message,
@@ -79,6 +78,17 @@ fn too_many_values(message: &Message<'_>) -> Response {
     }});
     (
         StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// A refusal with a JSON-RPC error body.
+pub fn refusal(status: StatusCode, code: i64, message: &str) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    (
+        status,
         [(header::CONTENT_TYPE, "application/json")],
         body.to_string(),
     )
