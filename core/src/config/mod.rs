@@ -192,6 +192,9 @@ pub struct HttpSettings {
     /// Seconds a kept-alive connection may wait for its next request, default
     /// 90 (longer than a balancer's own upstream keep-alive, so it closes first).
     pub idle_timeout_s: u64,
+    /// Seconds an answer may wait, in all, for the client to read it
+    /// (`http.send_timeout_s`, default 30).
+    pub send_timeout_s: u64,
     /// Seconds Herald goes on accepting calls after SIGTERM/SIGINT while
     /// `/readyz` answers 503, so balancers stop routing to it first; default 0.
     pub drain_delay_s: u64,
@@ -323,6 +326,7 @@ impl Default for Settings {
                 header_timeout_s: 10,
                 body_timeout_s: 30,
                 idle_timeout_s: 90,
+                send_timeout_s: 30,
                 drain_delay_s: 0,
                 drain_timeout_s: 25,
                 authorization_servers: Vec::new(),

@@ -60,6 +60,10 @@ pub struct MetricsSettings {
     /// start). None (the default): `/metrics` is served on the Streamable
     /// HTTP listener, and not at all over stdio.
     pub port: Option<u16>,
+    /// The bearer a scrape must send (`Authorization: Bearer ...`), from a
+    /// secret reference (`metrics.bearer_token`). None (the default): no
+    /// bearer asked for. Holds the reference until the settings are loaded.
+    pub bearer_token: Option<super::Secret>,
 }
 
 /// Spans exported over OTLP.
@@ -89,6 +93,7 @@ impl Default for MetricsSettings {
             enabled: true,
             host: "127.0.0.1".into(),
             port: None,
+            bearer_token: None,
         }
     }
 }
