@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -60,6 +61,33 @@ def http_herald_env(keeper_url: str) -> dict[str, str]:
         "LOREBASE__HERALD__HTTP__PORT": "0",
         "LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true",
     }
+
+
+@contextlib.contextmanager
+def herald_over_sandbox(herald_bin: str, sandbox_bin: str, env: dict[str, str], stderr_path: str | None = None, preexec=None):
+    """The sandbox Keeper and a Herald over it (Streamable HTTP, loopback,
+    `env` added); yields (the Herald process, its host, its port) and kills
+    both after. HERALD_LOG (a file) keeps Herald's debug log."""
+    keeper = subprocess.Popen([sandbox_bin, "--port", "0", "--auth", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({}))
+    herald = None
+    try:
+        keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
+        env = {**http_herald_env(keeper_url), **env}
+        if os.environ.get("HERALD_LOG"):
+            env["RUST_LOG"] = os.environ.get("HERALD_RUST_LOG", "debug")
+        log = subprocess.DEVNULL
+        if os.environ.get("HERALD_LOG") or stderr_path:
+            log = open(os.environ.get("HERALD_LOG") or stderr_path, "wb")
+        # Herald keeps the open-file limit it inherits unless `preexec` sets one.
+        herald = subprocess.Popen([herald_bin], stdout=subprocess.PIPE, stderr=log, env=scrubbed_env(env), preexec_fn=preexec)
+        url = ready_line(herald, "LOREBASE_HERALD_READY ")["url"]
+        host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+        yield herald, host, int(port)
+    finally:
+        for proc in (herald, keeper):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def nofile_of(pid: int) -> list[int]:
@@ -242,26 +270,11 @@ def main() -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
-    keeper = subprocess.Popen([args.sandbox, "--port", "0", "--auth", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({}))
-    herald = None
-    try:
-        keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
-        env = http_herald_env(keeper_url)
-        if os.environ.get("HERALD_LOG"):
-            env["RUST_LOG"] = os.environ.get("HERALD_RUST_LOG", "debug")
-        if args.max_connections:
-            env["LOREBASE__HERALD__HTTP__MAX_CONNECTIONS"] = str(args.max_connections)
-        # Herald keeps the open-file limit it inherits (the hard one, raised above).
-        log = subprocess.DEVNULL
-        if os.environ.get("HERALD_LOG") or args.herald_stderr:
-            log = open(os.environ.get("HERALD_LOG") or args.herald_stderr, "wb")
-        soft = args.herald_soft_ulimit_n or args.herald_ulimit_n
-        herald = subprocess.Popen(
-            [args.herald], stdout=subprocess.PIPE, stderr=log, env=scrubbed_env(env),
-            preexec_fn=limited(soft, args.herald_ulimit_n),
-        )
-        url = ready_line(herald, "LOREBASE_HERALD_READY ")["url"]
-        host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    env: dict[str, str] = {}
+    if args.max_connections:
+        env["LOREBASE__HERALD__HTTP__MAX_CONNECTIONS"] = str(args.max_connections)
+    soft = args.herald_soft_ulimit_n or args.herald_ulimit_n
+    with herald_over_sandbox(args.herald, args.sandbox, env, args.herald_stderr, limited(soft, args.herald_ulimit_n)) as (herald, host, port):
         # Warm up (the Keeper pool, the allocator), then the baseline.
         for _ in range(20):
             asyncio.run(http_once(host, int(port), b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 5))
@@ -287,11 +300,6 @@ def main() -> int:
             print("FAILED: a normal client was not answered within 1 s", file=sys.stderr)
             return 1
         return 0
-    finally:
-        for proc in (herald, keeper):
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait()
 
 
 if __name__ == "__main__":

@@ -283,7 +283,7 @@ static GROUPS: &[Group] = &[
                 [
                     "Seconds an answer may wait for the client to read it, in all (1-3600).",
                     "A client that reads nothing is closed then; at http.max_connections it is",
-                    "the first closed to make room once its answer has not moved for a second.",
+                    "the first closed to make room once its answer has waited half a second.",
                 ],
             },
             key! { "http.idle_timeout_s" = "90",

@@ -44,6 +44,38 @@ use crate::shutdown::Shutdown;
 /// must fit in it, and it bounds the pipelined requests read ahead.
 pub const MAX_BUF_BYTES: usize = 64 * 1024;
 
+/// Bytes of answers the kernel may hold for a connection beyond what the
+/// client's window lets out (`TCP_NOTSENT_LOWAT`): past it, a client that
+/// does not read stalls hyper's writes, instead of the kernel taking
+/// megabytes of answers and the calls going on.
+pub const MAX_UNSENT_BYTES: usize = 64 * 1024;
+
+/// Bounds the answers the kernel holds unsent for `stream` (Linux; a no-op
+/// elsewhere, and where the option is refused).
+fn limit_unsent(stream: &TcpStream) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let value = MAX_UNSENT_BYTES as libc::c_int;
+        // SAFETY: a valid socket descriptor, and a c_int option value of the
+        // size passed.
+        let set = unsafe {
+            libc::setsockopt(
+                stream.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_NOTSENT_LOWAT,
+                std::ptr::from_ref(&value).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if set != 0 {
+            tracing::debug!(error = %io::Error::last_os_error(), "cannot set TCP_NOTSENT_LOWAT");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = stream;
+}
+
 /// What a connection is doing, which sets how long it may go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -237,6 +269,7 @@ pub async fn serve_connection(
     drain: Shutdown,
 ) {
     let _ = stream.set_nodelay(true);
+    limit_unsent(&stream);
     let state = admission.state.clone();
     let io = TokioIo::new(TrackedIo {
         inner: stream,

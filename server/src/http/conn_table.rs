@@ -93,7 +93,7 @@ pub const EVICTION_MIN_AGE: Duration = Duration::from_millis(100);
 pub const IDLE_GRACE: Duration = Duration::from_secs(2);
 /// An answer whose last bytes have waited this long for the client to read
 /// them makes its connection the first to close to make room.
-pub const SEND_STALL: Duration = Duration::from_secs(1);
+pub const SEND_STALL: Duration = Duration::from_millis(500);
 /// Refused connections still being answered (each holds a descriptor for
 /// up to a second): past this many, a refused connection is closed at once.
 pub const MAX_REFUSALS_IN_FLIGHT: usize = 256;
