@@ -80,7 +80,7 @@ async def probe(host: str, port: int, pid: int, seconds: float) -> tuple[list, i
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--attackers", type=int, default=64)
-    ap.add_argument("--pipelined", type=int, default=250, help="tools/list requests each attacker sends")
+    ap.add_argument("--pipelined", type=int, default=1000, help="tools/list requests each attacker sends (more answers than the kernel buffers hold)")
     ap.add_argument("--max-connections", type=int, default=64)
     ap.add_argument("--seconds", type=float, default=10.0, help="how long the normal client probes")
     ap.add_argument("--assert", dest="check", action="store_true")
