@@ -82,6 +82,7 @@ async def test_half_sent_requests_to_the_metrics_port_cannot_starve_mcp_calls(sa
             if i % 100 == 99:
                 peak = max(peak, open_fds(herald.proc.pid))
         peak = max(peak, open_fds(herald.proc.pid))
+        print(json.dumps({"half_sent": len(held), "herald_fds_before": baseline, "herald_peak_fds": peak}))
         # 64 connections and at most 256 refusals being answered, not 2,100.
         assert peak < baseline + 64 + 256 + 32, (baseline, peak)
         started = time.monotonic()
