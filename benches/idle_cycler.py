@@ -29,7 +29,6 @@ import json
 import multiprocessing
 import os
 import re
-import resource
 import socket
 import sys
 import threading
@@ -39,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benches"))
 
-from slow_clients import CALL, herald_over_sandbox  # noqa: E402
+from slow_clients import CALL, binary_args, herald_over_sandbox, hold_then_cancel, raise_nofile  # noqa: E402
 
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
@@ -75,18 +74,12 @@ async def attack(host: str, port: int, attackers: int, ramped, halt, counts) -> 
             await asyncio.sleep(0.05)
     await asyncio.sleep(1.0)
     ramped.set()
-    while not halt.is_set():
-        await asyncio.sleep(0.1)
-    stop.set()
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await hold_then_cancel(tasks, halt, stop)
     counts[0], counts[1] = stats["opened"], stats["connect_errors"]
 
 
 def attack_process(host, port, attackers, ramped, halt, counts) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_nofile()
     asyncio.run(attack(host, port, attackers, ramped, halt, counts))
 
 
@@ -177,11 +170,9 @@ def main() -> int:
     ap.add_argument("--pause", type=float, default=0.5, help="seconds between the normal client's calls")
     ap.add_argument("--max-failures", type=int, default=1, help="failed calls --assert allows")
     ap.add_argument("--assert", dest="check", action="store_true")
-    ap.add_argument("--herald", default=os.environ.get("HERALD_BIN", str(ROOT / "target/debug/lorebase-herald")))
-    ap.add_argument("--sandbox", default=os.environ.get("SANDBOX_BIN", str(ROOT / "target/debug/lorebase-sandbox")))
+    binary_args(ap)
     args = ap.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_nofile()
 
     stderr = Path(os.environ.get("TMPDIR", "/tmp")) / f"idle_cycler.{os.getpid()}.stderr"
     env = {

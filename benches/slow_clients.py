@@ -144,6 +144,30 @@ async def http_once(host: str, port: int, request: bytes, timeout: float) -> tup
         return 0, time.monotonic() - started
 
 
+def raise_nofile() -> None:
+    """This process's soft open-file limit raised to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def binary_args(ap: argparse.ArgumentParser) -> None:
+    """--herald and --sandbox (HERALD_BIN, SANDBOX_BIN, else the debug builds)."""
+    ap.add_argument("--herald", default=os.environ.get("HERALD_BIN", str(ROOT / "target/debug/lorebase-herald")))
+    ap.add_argument("--sandbox", default=os.environ.get("SANDBOX_BIN", str(ROOT / "target/debug/lorebase-sandbox")))
+
+
+async def hold_then_cancel(tasks: list, stop, halt: asyncio.Event | None = None) -> None:
+    """Waits until `stop` (a process Event) is set, then sets `halt` and
+    cancels `tasks`."""
+    while not stop.is_set():
+        await asyncio.sleep(0.1)
+    if halt is not None:
+        halt.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def attacker(host: str, port: int, interval: float, reconnect: float, stop: asyncio.Event, stats: dict) -> None:
     first = True
     while not stop.is_set():
@@ -188,24 +212,19 @@ async def attackers(args, host: str, port: int, ramped, stop, counts) -> None:
         if i % 500 == 499:
             await asyncio.sleep(0.05)
     ramped.set()
-    while not stop.is_set():
-        await asyncio.sleep(0.2)
-    halt.set()
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await hold_then_cancel(tasks, stop, halt)
     counts[0], counts[1] = stats["connections"], stats["connect_errors"]
 
 
 def attack_process(args, host, port, ramped, stop, counts) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_nofile()
     asyncio.run(attackers(args, host, port, ramped, stop, counts))
 
 
-async def probe(args, host: str, port: int, pid: int) -> tuple[list, int]:
-    """A normal client, once a second: /healthz and a tool call, each on a
-    new connection with a 1 s timeout."""
+async def probe(host: str, port: int, pid: int, seconds: float, period: float = 1.0) -> tuple[list, int]:
+    """A normal client, every `period` seconds for `seconds`: /healthz and a
+    tool call, each on a new connection with a 1 s timeout. (The probes, and
+    Herald's peak open descriptors.)"""
     probes: list[tuple[str, int, float]] = []
     peak_fds = 0
     get = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
@@ -213,15 +232,36 @@ async def probe(args, host: str, port: int, pid: int) -> tuple[list, int]:
         f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
         f"Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {len(CALL)}\r\n\r\n"
     ).encode() + CALL
-    end = time.monotonic() + args.seconds
+    end = time.monotonic() + seconds
     while time.monotonic() < end:
         tick = time.monotonic()
         for name, request in (("healthz", get), ("tool_call", post)):
             status, took = await http_once(host, port, request, 1.0)
             probes.append((name, status, took))
         peak_fds = max(peak_fds, open_fds(pid))
-        await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
+        await asyncio.sleep(max(0.0, period - (time.monotonic() - tick)))
     return probes, peak_fds
+
+
+def probe_summary(probes: list) -> dict:
+    """How the normal client fared: answered within 1 s, and its worst times."""
+    ok = [p for p in probes if p[1] == 200 and p[2] < 1.0]
+    return {
+        "probes": len(probes),
+        "probes_answered_within_1s": len(ok),
+        "worst_healthz_s": round(max((p[2] for p in probes if p[0] == "healthz"), default=0), 3),
+        "worst_tool_call_s": round(max((p[2] for p in probes if p[0] == "tool_call"), default=0), 3),
+        "all_answered_within_1s": len(ok) == len(probes) and len(probes) > 0,
+    }
+
+
+def report(result: dict, check: bool) -> int:
+    """Prints the JSON line; 1 when `check` and a probe was not answered in time."""
+    print(json.dumps(result))
+    if check and not result["all_answered_within_1s"]:
+        print("FAILED: a normal client was not answered within 1 s", file=sys.stderr)
+        return 1
+    return 0
 
 
 def attack(args, host: str, port: int, pid: int) -> dict:
@@ -234,20 +274,15 @@ def attack(args, host: str, port: int, pid: int) -> dict:
     ramped.wait(timeout=600)
     ramp_s = time.monotonic() - ramp_started
     time.sleep(1.0)  # the attack settles
-    probes, peak_fds = asyncio.run(probe(args, host, port, pid))
+    probes, peak_fds = asyncio.run(probe(host, port, pid, args.seconds))
     stop.set()
     worker.join(timeout=60)
-    ok = [p for p in probes if p[1] == 200 and p[2] < 1.0]
     return {
         "ramp_s": round(ramp_s, 1),
         "attacker_connections_opened": counts[0],
         "attacker_connect_errors": counts[1],
         "herald_peak_open_fds": peak_fds,
-        "probes": len(probes),
-        "probes_answered_within_1s": len(ok),
-        "worst_healthz_s": round(max((p[2] for p in probes if p[0] == "healthz"), default=0), 3),
-        "worst_tool_call_s": round(max((p[2] for p in probes if p[0] == "tool_call"), default=0), 3),
-        "all_answered_within_1s": len(ok) == len(probes) and len(probes) > 0,
+        **probe_summary(probes),
         "probe_failures": FAILURES[:3],
     }
 
@@ -263,12 +298,9 @@ def main() -> int:
     ap.add_argument("--herald-soft-ulimit-n", type=int, help="Herald's soft open-file limit only (as `ulimit -Sn N`)")
     ap.add_argument("--herald-stderr", help="a file for Herald's stderr (its notices)")
     ap.add_argument("--assert", dest="check", action="store_true")
-    ap.add_argument("--herald", default=os.environ.get("HERALD_BIN", str(ROOT / "target/debug/lorebase-herald")))
-    ap.add_argument("--sandbox", default=os.environ.get("SANDBOX_BIN", str(ROOT / "target/debug/lorebase-sandbox")))
+    binary_args(ap)
     args = ap.parse_args()
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_nofile()
 
     env: dict[str, str] = {}
     if args.max_connections:
@@ -295,11 +327,7 @@ def main() -> int:
             "herald_open_fds_after": open_fds(herald.pid),
             "rss_mb": {"start": round(rss_start / 1024, 1), "peak": round(rss_peak / 1024, 1), "end": round(rss_end / 1024, 1)},
         }
-        print(json.dumps(result))
-        if args.check and not result["all_answered_within_1s"]:
-            print("FAILED: a normal client was not answered within 1 s", file=sys.stderr)
-            return 1
-        return 0
+        return report(result, args.check)
 
 
 if __name__ == "__main__":

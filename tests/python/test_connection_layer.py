@@ -83,8 +83,9 @@ async def test_half_sent_requests_to_the_metrics_port_cannot_starve_mcp_calls(sa
                 peak = max(peak, open_fds(herald.proc.pid))
         peak = max(peak, open_fds(herald.proc.pid))
         print(json.dumps({"half_sent": len(held), "herald_fds_before": baseline, "herald_peak_fds": peak}))
-        # 64 connections and at most 256 refusals being answered, not 2,100.
-        assert peak < baseline + 64 + 256 + 32, (baseline, peak)
+        # 64 connections, at most 256 refusals being answered, and evicted ones whose
+        # task has not closed them yet (a moment, longer on a loaded machine): not 2,100.
+        assert peak < baseline + 700, (baseline, peak)
         started = time.monotonic()
         async with http_session(herald.url) as session:
             for _ in range(5):
