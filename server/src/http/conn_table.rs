@@ -410,6 +410,27 @@ mod tests {
         assert_eq!(admitted.iter().filter(|a| evicted(a)).count(), 1);
     }
 
+    #[tokio::test]
+    async fn a_refusal_is_a_503_and_counted_only_while_it_is_answered() {
+        let table = std::sync::Arc::new(ConnectionTable::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (stream, _) = listener.accept().await.unwrap();
+        let refusing = tokio::spawn({
+            let table = table.clone();
+            async move { table.refuse(stream).await }
+        });
+        let mut answer = Vec::new();
+        client.read_to_end(&mut answer).await.unwrap();
+        assert!(answer.starts_with(b"HTTP/1.1 503 "));
+        assert_eq!(table.refusals_in_flight(), 1, "until the client closes");
+        drop(client);
+        refusing.await.unwrap();
+        assert_eq!(table.refusals_in_flight(), 0);
+    }
+
     #[test]
     fn the_highest_count_since_the_last_look_is_kept_then_reset() {
         let table = ConnectionTable::default();
