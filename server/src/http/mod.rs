@@ -202,16 +202,20 @@ pub async fn serve(
 ) -> Result<(), ServerError> {
     let readiness = Readiness::new(shutdown.clone(), server.toolbox().keeper().clone());
     readiness.mark_started();
-    serve_with(bound, server, http, shutdown, readiness).await
+    let trims = Arc::new(heap_trim::HeapTrims::default());
+    serve_with(bound, server, http, shutdown, readiness, trims).await
 }
 
-/// [`serve`] with a readiness the caller marks started.
+/// [`serve`] with a readiness the caller marks started, trimming the heap
+/// after a surge of connections through `trims` (the runtime's, whose
+/// workers collect their heaps as they park).
 pub async fn serve_with(
     bound: Bound,
     server: HeraldServer,
     http: &HttpSettings,
     shutdown: Shutdown,
     readiness: Readiness,
+    trims: Arc<heap_trim::HeapTrims>,
 ) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
     let table = Arc::new(ConnectionTable::default());
@@ -251,6 +255,7 @@ pub async fn serve_with(
     let drain = Shutdown::new();
     tokio::spawn(heap_trim::watch(
         table.clone(),
+        trims,
         max_connections,
         drain.clone(),
     ));
