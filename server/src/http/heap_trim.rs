@@ -6,11 +6,10 @@
 //! allocator, the `mimalloc` feature) purges its free pages only as later
 //! allocations pass by. Once a surge is over (the connections open fell by
 //! half of `http.max_connections`, at most [`SURGE`], from their highest since
-//! the last look), the watcher calls [`HeapTrims::trim`] on a blocking thread:
-//! both allocators give their whole free pages back. mimalloc keeps a heap per
+//! the last look), the watcher calls [`trim`] on a blocking thread: both
+//! allocators give their whole free pages back. mimalloc keeps a heap per
 //! thread, which only its own thread can collect: each runtime worker
-//! collects its heap the next time it parks ([`HeapTrims::on_worker_park`],
-//! the hook of the runtime that owns the [`HeapTrims`]).
+//! collects its heap the next time it parks ([`on_worker_park`]).
 //! docs/benchmarks.md, "RSS after a slow-client attack", has the figures.
 
 use std::cell::Cell;
@@ -26,47 +25,40 @@ pub const SURGE: usize = 512;
 /// How often the watcher looks.
 const PERIOD: Duration = Duration::from_secs(2);
 
-/// The heap trims asked for in one runtime: a worker that has seen fewer
-/// collects its heap when it parks. The runtime's builder owns one (its
-/// park hook); the HTTP server's watcher asks for trims through it.
-#[derive(Debug, Default)]
-pub struct HeapTrims {
-    asked: AtomicU64,
-}
+/// How many trims were asked for: a worker that has seen fewer collects its
+/// heap when it parks. The allocator is the process's, so is this count.
+static TRIMS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// The trims this thread has collected its heap for.
     static TRIMS_SEEN: Cell<u64> = const { Cell::new(0) };
 }
 
-impl HeapTrims {
-    /// Returns the free pages of the heap to the system: mimalloc's (when
-    /// the binary's allocator is mimalloc, and the `mimalloc` feature is
-    /// built in) and glibc's (which the library's hosts, and C code in any
-    /// process, use). The runtime's workers collect their own mimalloc heaps
-    /// as they next park.
-    pub fn trim(&self) {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        collect_this_thread();
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        {
-            unsafe extern "C" {
-                // glibc, since 2.0: `int malloc_trim(size_t pad)`; safe to call at any time.
-                safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
-            }
-            malloc_trim(0);
+/// Returns the free pages of the heap to the system: mimalloc's (when the
+/// binary's allocator is mimalloc, and the `mimalloc` feature is built in)
+/// and glibc's (which the library's hosts, and C code in any process, use).
+/// The runtime's workers collect their own mimalloc heaps as they next park.
+pub fn trim() {
+    TRIMS.fetch_add(1, Ordering::Relaxed);
+    collect_this_thread();
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            // glibc, since 2.0: `int malloc_trim(size_t pad)`; safe to call at any time.
+            safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
         }
+        malloc_trim(0);
     }
+}
 
-    /// The runtime's `on_thread_park` hook: after a trim was asked for, the
-    /// worker about to park collects its own heap (once per trim).
-    /// Otherwise an atomic load and a thread-local read.
-    pub fn on_worker_park(&self) {
-        let asked = self.asked.load(Ordering::Relaxed);
-        if TRIMS_SEEN.get() != asked {
-            TRIMS_SEEN.set(asked);
-            collect_this_thread();
-        }
+/// The runtime's `on_thread_park` hook: after a trim was asked for, the
+/// worker about to park collects its own heap (once per trim). Otherwise an
+/// atomic load and a thread-local read.
+pub fn on_worker_park() {
+    let trims = TRIMS.load(Ordering::Relaxed);
+    if TRIMS_SEEN.get() != trims {
+        TRIMS_SEEN.set(trims);
+        collect_this_thread();
     }
 }
 
@@ -82,15 +74,9 @@ fn collect_this_thread() {
     }
 }
 
-/// Watches `table` until `stop` fires; trims the heap through `trims`
-/// after each surge (see the module documentation; `max_connections` sets
-/// its size).
-pub async fn watch(
-    table: Arc<ConnectionTable>,
-    trims: Arc<HeapTrims>,
-    max_connections: usize,
-    stop: Shutdown,
-) {
+/// Watches `table` until `stop` fires; trims the heap after each surge
+/// (see the module documentation; `max_connections` sets its size).
+pub async fn watch(table: Arc<ConnectionTable>, max_connections: usize, stop: Shutdown) {
     let surge = (max_connections / 2).clamp(16, SURGE);
     let mut tick = tokio::time::interval(PERIOD);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -106,8 +92,7 @@ pub async fn watch(
                 highest,
                 "a surge of connections is over: trimming the heap"
             );
-            let trims = trims.clone();
-            let _ = tokio::task::spawn_blocking(move || trims.trim()).await;
+            let _ = tokio::task::spawn_blocking(trim).await;
         }
     }
 }
@@ -121,15 +106,14 @@ mod tests {
         // A thread that has seen every trim does nothing as it parks; after
         // a new trim it collects once, then is up to date again.
         std::thread::spawn(|| {
-            let trims = HeapTrims::default();
-            trims.on_worker_park();
-            assert_eq!(TRIMS_SEEN.get(), trims.asked.load(Ordering::Relaxed));
-            trims.trim();
-            let asked = trims.asked.load(Ordering::Relaxed);
+            on_worker_park();
+            assert_eq!(TRIMS_SEEN.get(), TRIMS.load(Ordering::Relaxed));
+            trim();
+            let asked = TRIMS.load(Ordering::Relaxed);
             assert!(TRIMS_SEEN.get() < asked);
-            trims.on_worker_park();
+            on_worker_park();
             assert_eq!(TRIMS_SEEN.get(), asked);
-            trims.on_worker_park();
+            on_worker_park();
             assert_eq!(TRIMS_SEEN.get(), asked);
         })
         .join()

@@ -202,20 +202,16 @@ pub async fn serve(
 ) -> Result<(), ServerError> {
     let readiness = Readiness::new(shutdown.clone(), server.toolbox().keeper().clone());
     readiness.mark_started();
-    let trims = Arc::new(heap_trim::HeapTrims::default());
-    serve_with(bound, server, http, shutdown, readiness, trims).await
+    serve_with(bound, server, http, shutdown, readiness).await
 }
 
-/// [`serve`] with a readiness the caller marks started, trimming the heap
-/// after a surge of connections through `trims` (the runtime's, whose
-/// workers collect their heaps as they park).
+/// [`serve`] with a readiness the caller marks started.
 pub async fn serve_with(
     bound: Bound,
     server: HeraldServer,
     http: &HttpSettings,
     shutdown: Shutdown,
     readiness: Readiness,
-    trims: Arc<heap_trim::HeapTrims>,
 ) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
     let table = Arc::new(ConnectionTable::default());
@@ -255,7 +251,6 @@ pub async fn serve_with(
     let drain = Shutdown::new();
     tokio::spawn(heap_trim::watch(
         table.clone(),
-        trims,
         max_connections,
         drain.clone(),
     ));
