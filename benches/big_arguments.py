@@ -35,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benches"))
 
-from harness.procs import add_binary_options, peak_rss_kb, reset_peak, rss_kb, stop  # noqa: E402
-from slow_clients import start_keeper_and_herald  # noqa: E402
+from harness.procs import add_binary_options, peak_rss_kb, reset_peak, rss_kb  # noqa: E402
+from slow_clients import herald_over_sandbox  # noqa: E402
 
 
 def call_body(values: int, call_id: int, shape: str = "array") -> bytes:
@@ -131,9 +131,7 @@ def main() -> int:
     add_binary_options(ap)
     args = ap.parse_args()
 
-    keeper = herald = None
-    try:
-        keeper, herald, host, port = start_keeper_and_herald(args.sandbox, args.herald)
+    with herald_over_sandbox(args.herald, args.sandbox, {}) as (herald, host, port):
         time.sleep(0.5)
         rss_start = rss_kb(herald.pid)
         reset_peak(herald.pid)
@@ -175,10 +173,6 @@ def main() -> int:
                 print("FAILED: " + "; ".join(failed), file=sys.stderr)
                 return 1
         return 0
-    finally:
-        for proc in (herald, keeper):
-            if proc:
-                stop(proc)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benches"))
 sys.path.insert(0, str(ROOT / "tests" / "replicas"))
 
-from harness.procs import peak_rss_kb, reset_peak, rss_kb  # noqa: E402
+from harness.procs import add_binary_options, peak_rss_kb, reset_peak, rss_kb  # noqa: E402
 from replicas import ready_line, scrubbed_env  # noqa: E402
 
 CALL = json.dumps(
@@ -62,17 +63,31 @@ def http_herald_env(keeper_url: str) -> dict[str, str]:
     }
 
 
-def start_keeper_and_herald(sandbox: str, herald: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, subprocess.Popen | None, str, int]:
-    """The sandbox Keeper (auth mode none) and a Herald over it on Streamable
-    HTTP (``http_herald_env`` plus ``env``), both on free loopback ports:
-    (keeper, herald, host, port). The herald is None when it failed to start;
-    the caller stops both."""
-    keeper = subprocess.Popen([sandbox, "--port", "0", "--auth", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({}))
-    keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
-    proc = subprocess.Popen([herald], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({**http_herald_env(keeper_url), **(env or {})}))
-    url = ready_line(proc, "LOREBASE_HERALD_READY ")["url"]
-    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
-    return keeper, proc, host, int(port)
+@contextlib.contextmanager
+def herald_over_sandbox(herald_bin: str, sandbox_bin: str, env: dict[str, str], stderr_path: str | None = None, preexec=None):
+    """The sandbox Keeper and a Herald over it (Streamable HTTP, loopback,
+    `env` added); yields (the Herald process, its host, its port) and kills
+    both after. HERALD_LOG (a file) keeps Herald's debug log."""
+    keeper = subprocess.Popen([sandbox_bin, "--port", "0", "--auth", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({}))
+    herald = None
+    try:
+        keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
+        env = {**http_herald_env(keeper_url), **env}
+        if os.environ.get("HERALD_LOG"):
+            env["RUST_LOG"] = os.environ.get("HERALD_RUST_LOG", "debug")
+        log = subprocess.DEVNULL
+        if os.environ.get("HERALD_LOG") or stderr_path:
+            log = open(os.environ.get("HERALD_LOG") or stderr_path, "wb")
+        # Herald keeps the open-file limit it inherits unless `preexec` sets one.
+        herald = subprocess.Popen([herald_bin], stdout=subprocess.PIPE, stderr=log, env=scrubbed_env(env), preexec_fn=preexec)
+        url = ready_line(herald, "LOREBASE_HERALD_READY ")["url"]
+        host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+        yield herald, host, int(port)
+    finally:
+        for proc in (herald, keeper):
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def nofile_of(pid: int) -> list[int]:
@@ -129,6 +144,24 @@ async def http_once(host: str, port: int, request: bytes, timeout: float) -> tup
         return 0, time.monotonic() - started
 
 
+def raise_nofile() -> None:
+    """This process's soft open-file limit raised to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+async def hold_then_cancel(tasks: list, stop, halt: asyncio.Event | None = None) -> None:
+    """Waits until `stop` (a process Event) is set, then sets `halt` and
+    cancels `tasks`."""
+    while not stop.is_set():
+        await asyncio.sleep(0.1)
+    if halt is not None:
+        halt.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 async def attacker(host: str, port: int, interval: float, reconnect: float, stop: asyncio.Event, stats: dict) -> None:
     first = True
     while not stop.is_set():
@@ -173,24 +206,19 @@ async def attackers(args, host: str, port: int, ramped, stop, counts) -> None:
         if i % 500 == 499:
             await asyncio.sleep(0.05)
     ramped.set()
-    while not stop.is_set():
-        await asyncio.sleep(0.2)
-    halt.set()
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await hold_then_cancel(tasks, stop, halt)
     counts[0], counts[1] = stats["connections"], stats["connect_errors"]
 
 
 def attack_process(args, host, port, ramped, stop, counts) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_nofile()
     asyncio.run(attackers(args, host, port, ramped, stop, counts))
 
 
-async def probe(args, host: str, port: int, pid: int) -> tuple[list, int]:
-    """A normal client, once a second: /healthz and a tool call, each on a
-    new connection with a 1 s timeout."""
+async def probe(host: str, port: int, pid: int, seconds: float, period: float = 1.0) -> tuple[list, int]:
+    """A normal client, every `period` seconds for `seconds`: /healthz and a
+    tool call, each on a new connection with a 1 s timeout. (The probes, and
+    Herald's peak open descriptors.)"""
     probes: list[tuple[str, int, float]] = []
     peak_fds = 0
     get = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
@@ -198,15 +226,36 @@ async def probe(args, host: str, port: int, pid: int) -> tuple[list, int]:
         f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
         f"Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {len(CALL)}\r\n\r\n"
     ).encode() + CALL
-    end = time.monotonic() + args.seconds
+    end = time.monotonic() + seconds
     while time.monotonic() < end:
         tick = time.monotonic()
         for name, request in (("healthz", get), ("tool_call", post)):
             status, took = await http_once(host, port, request, 1.0)
             probes.append((name, status, took))
         peak_fds = max(peak_fds, open_fds(pid))
-        await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
+        await asyncio.sleep(max(0.0, period - (time.monotonic() - tick)))
     return probes, peak_fds
+
+
+def probe_summary(probes: list) -> dict:
+    """How the normal client fared: answered within 1 s, and its worst times."""
+    ok = [p for p in probes if p[1] == 200 and p[2] < 1.0]
+    return {
+        "probes": len(probes),
+        "probes_answered_within_1s": len(ok),
+        "worst_healthz_s": round(max((p[2] for p in probes if p[0] == "healthz"), default=0), 3),
+        "worst_tool_call_s": round(max((p[2] for p in probes if p[0] == "tool_call"), default=0), 3),
+        "all_answered_within_1s": len(ok) == len(probes) and len(probes) > 0,
+    }
+
+
+def report(result: dict, check: bool) -> int:
+    """Prints the JSON line; 1 when `check` and a probe was not answered in time."""
+    print(json.dumps(result))
+    if check and not result["all_answered_within_1s"]:
+        print("FAILED: a normal client was not answered within 1 s", file=sys.stderr)
+        return 1
+    return 0
 
 
 def attack(args, host: str, port: int, pid: int) -> dict:
@@ -219,20 +268,15 @@ def attack(args, host: str, port: int, pid: int) -> dict:
     ramped.wait(timeout=600)
     ramp_s = time.monotonic() - ramp_started
     time.sleep(1.0)  # the attack settles
-    probes, peak_fds = asyncio.run(probe(args, host, port, pid))
+    probes, peak_fds = asyncio.run(probe(host, port, pid, args.seconds))
     stop.set()
     worker.join(timeout=60)
-    ok = [p for p in probes if p[1] == 200 and p[2] < 1.0]
     return {
         "ramp_s": round(ramp_s, 1),
         "attacker_connections_opened": counts[0],
         "attacker_connect_errors": counts[1],
         "herald_peak_open_fds": peak_fds,
-        "probes": len(probes),
-        "probes_answered_within_1s": len(ok),
-        "worst_healthz_s": round(max((p[2] for p in probes if p[0] == "healthz"), default=0), 3),
-        "worst_tool_call_s": round(max((p[2] for p in probes if p[0] == "tool_call"), default=0), 3),
-        "all_answered_within_1s": len(ok) == len(probes) and len(probes) > 0,
+        **probe_summary(probes),
         "probe_failures": FAILURES[:3],
     }
 
@@ -248,33 +292,15 @@ def main() -> int:
     ap.add_argument("--herald-soft-ulimit-n", type=int, help="Herald's soft open-file limit only (as `ulimit -Sn N`)")
     ap.add_argument("--herald-stderr", help="a file for Herald's stderr (its notices)")
     ap.add_argument("--assert", dest="check", action="store_true")
-    ap.add_argument("--herald", default=os.environ.get("HERALD_BIN", str(ROOT / "target/debug/lorebase-herald")))
-    ap.add_argument("--sandbox", default=os.environ.get("SANDBOX_BIN", str(ROOT / "target/debug/lorebase-sandbox")))
+    add_binary_options(ap)
     args = ap.parse_args()
+    raise_nofile()
 
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-    keeper = subprocess.Popen([args.sandbox, "--port", "0", "--auth", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=scrubbed_env({}))
-    herald = None
-    try:
-        keeper_url = ready_line(keeper, "LOREBASE_SANDBOX_READY ")["url"]
-        env = http_herald_env(keeper_url)
-        if os.environ.get("HERALD_LOG"):
-            env["RUST_LOG"] = os.environ.get("HERALD_RUST_LOG", "debug")
-        if args.max_connections:
-            env["LOREBASE__HERALD__HTTP__MAX_CONNECTIONS"] = str(args.max_connections)
-        # Herald keeps the open-file limit it inherits (the hard one, raised above).
-        log = subprocess.DEVNULL
-        if os.environ.get("HERALD_LOG") or args.herald_stderr:
-            log = open(os.environ.get("HERALD_LOG") or args.herald_stderr, "wb")
-        soft = args.herald_soft_ulimit_n or args.herald_ulimit_n
-        herald = subprocess.Popen(
-            [args.herald], stdout=subprocess.PIPE, stderr=log, env=scrubbed_env(env),
-            preexec_fn=limited(soft, args.herald_ulimit_n),
-        )
-        url = ready_line(herald, "LOREBASE_HERALD_READY ")["url"]
-        host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    env: dict[str, str] = {}
+    if args.max_connections:
+        env["LOREBASE__HERALD__HTTP__MAX_CONNECTIONS"] = str(args.max_connections)
+    soft = args.herald_soft_ulimit_n or args.herald_ulimit_n
+    with herald_over_sandbox(args.herald, args.sandbox, env, args.herald_stderr, limited(soft, args.herald_ulimit_n)) as (herald, host, port):
         # Warm up (the Keeper pool, the allocator), then the baseline.
         for _ in range(20):
             asyncio.run(http_once(host, int(port), b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 5))
@@ -295,16 +321,7 @@ def main() -> int:
             "herald_open_fds_after": open_fds(herald.pid),
             "rss_mb": {"start": round(rss_start / 1024, 1), "peak": round(rss_peak / 1024, 1), "end": round(rss_end / 1024, 1)},
         }
-        print(json.dumps(result))
-        if args.check and not result["all_answered_within_1s"]:
-            print("FAILED: a normal client was not answered within 1 s", file=sys.stderr)
-            return 1
-        return 0
-    finally:
-        for proc in (herald, keeper):
-            if proc and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        return report(result, args.check)
 
 
 if __name__ == "__main__":

@@ -219,8 +219,9 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
     if metrics.enabled
         && let Some(listener) = metrics::bind(metrics).await?
     {
-        let endpoint = MetricsEndpoint::new(&herald.toolbox, None);
-        tokio::spawn(metrics::serve(listener, endpoint, shutdown.clone()));
+        let endpoint = MetricsEndpoint::new(&herald.toolbox, None)?;
+        let limits = crate::http::conn::ConnectionLimits::of(&herald.settings.http);
+        tokio::spawn(metrics::serve(listener, endpoint, limits, shutdown.clone()));
     }
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler

@@ -21,8 +21,9 @@
 //! - [`http`], Streamable HTTP: the listener and the router
 //!   (`http/mod.rs`); [`http::guard`](mod@http::guard): DNS-rebinding
 //!   protection, body limit;
-//!   [`http::conn`]: each connection's time limits, the connection limit and
-//!   the drain; [`http::fd_limit`]: the open-file limit raised, the
+//!   [`http::conn`]: each connection's time limits and its drain;
+//!   [`http::conn_table`]: the hard connection limit and whom to close to
+//!   make room; [`http::fd_limit`]: the open-file limit raised, the
 //!   connection limit kept below it; [`http::routing_headers`]:
 //!   `Mcp-Method`/`Mcp-Name` checked against the body; [`http::readiness`]:
 //!   `/readyz`; [`http::metrics`]: `/metrics`; [`http::auth`] and

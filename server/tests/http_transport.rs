@@ -14,6 +14,8 @@ use herald_server::mcp::served_tools::ServedTools;
 use herald_server::shutdown::Shutdown;
 use serde_json::{Value, json};
 
+#[path = "http_transport/connections.rs"]
+mod connections;
 #[path = "http_transport/limits.rs"]
 mod limits;
 
@@ -24,10 +26,15 @@ struct Running {
 }
 
 async fn start(configure: impl FnOnce(&mut HttpSettings)) -> Running {
+    start_with(|s| configure(&mut s.http)).await
+}
+
+/// [`start`] with any settings changed.
+async fn start_with(configure: impl FnOnce(&mut Settings)) -> Running {
     let mut settings = Settings::default();
     settings.http.port = 0;
     settings.http.max_body_bytes = 4096;
-    configure(&mut settings.http);
+    configure(&mut settings);
     let toolbox = Toolbox::new(settings.clone()).expect("toolbox");
     let tools = ServedTools::new(Vec::new());
     let server = HeraldServer::new(

@@ -101,6 +101,7 @@ pub(super) fn unset() -> Settings {
             header_timeout_s: 0,
             body_timeout_s: 0,
             idle_timeout_s: 0,
+            send_timeout_s: 0,
             drain_delay_s: 0,
             drain_timeout_s: 0,
             authorization_servers: Vec::new(),
@@ -145,6 +146,7 @@ pub(super) fn unset() -> Settings {
             enabled: false,
             host: String::new(),
             port: None,
+            bearer_token: None,
         },
         traces: TracesSettings {
             otlp_endpoint: None,

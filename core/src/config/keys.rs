@@ -280,6 +280,14 @@ static GROUPS: &[Group] = &[
                     "Seconds a request's body may take after its head (1-3600).",
                 ],
             },
+            key! { "http.send_timeout_s" = "30",
+                |f, s| s.http.send_timeout_s = f.int(1, 3600)?,
+                [
+                    "Seconds an answer may wait for the client to read it, in all (1-3600).",
+                    "A client that reads nothing is closed then; at http.max_connections it is",
+                    "the first closed to make room once its answer has waited half a second.",
+                ],
+            },
             key! { "http.idle_timeout_s" = "90",
                 |f, s| s.http.idle_timeout_s = f.int(1, 86_400)?,
                 [
@@ -569,6 +577,14 @@ static GROUPS: &[Group] = &[
                     "over stdio.",
                 ],
             },
+            key! { "metrics.bearer_token" = "null",
+                |f, s| s.metrics.bearer_token = secret_reference(f)?,
+                [
+                    "Where the bearer a scrape must send comes from (Authorization: Bearer):",
+                    "secret://env/NAME or secret://file/PATH, never the token itself.",
+                    "null: /metrics asks for none (it still keeps to http.allowed_hosts).",
+                ],
+            },
         ],
     },
     Group {
@@ -679,6 +695,19 @@ pub(crate) fn apply(
         });
     };
     (entry.set)(&Field { key, raw, source }, settings, api_key)
+}
+
+/// A secret reference, kept unresolved (`Settings::load` resolves it).
+fn secret_reference(f: &Field<'_>) -> Result<Option<super::Secret>, ConfigError> {
+    let Some(text) = f.optional_string()? else {
+        return Ok(None);
+    };
+    if !text.starts_with(super::SECRET_REF_PREFIX) {
+        return Err(f.invalid(
+            "must say where the secret comes from (secret://env/NAME or secret://file/PATH), not be the secret",
+        ));
+    }
+    Ok(Some(super::Secret::new(text)))
 }
 
 fn api_key(f: &Field<'_>) -> Result<Option<PendingSecret>, ConfigError> {

@@ -70,6 +70,15 @@ impl Settings {
             })?;
             settings.keeper.api_key = Some(secret);
         }
+        if let Some(reference) = settings.metrics.bearer_token.take() {
+            let secret =
+                resolve_secret(reference.expose(), env).map_err(|e| ConfigError::Secret {
+                    key: "metrics.bearer_token".into(),
+                    origin: source_of("metrics.bearer_token"),
+                    reason: e.to_string(),
+                })?;
+            settings.metrics.bearer_token = Some(secret);
+        }
         if settings.keeper.trust_env {
             settings.keeper.env_proxy = EnvProxy::from_env(env);
         }

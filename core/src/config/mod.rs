@@ -207,6 +207,9 @@ pub struct HttpSettings {
     /// Seconds a kept-alive connection may wait for its next request
     /// (longer than a balancer's own upstream keep-alive, so it closes first).
     pub idle_timeout_s: u64,
+    /// Seconds an answer may wait, in all, for the client to read it
+    /// (`http.send_timeout_s`, default 30).
+    pub send_timeout_s: u64,
     /// Seconds Herald goes on accepting calls after SIGTERM/SIGINT while
     /// `/readyz` answers 503, so balancers stop routing to it first.
     pub drain_delay_s: u64,

@@ -58,6 +58,10 @@ pub struct MetricsSettings {
     /// start). None: `/metrics` is served on the Streamable
     /// HTTP listener, and not at all over stdio.
     pub port: Option<u16>,
+    /// The bearer a scrape must send (`Authorization: Bearer ...`), from a
+    /// secret reference (`metrics.bearer_token`). None (the default): no
+    /// bearer asked for. Holds the reference until the settings are loaded.
+    pub bearer_token: Option<super::Secret>,
 }
 
 /// Spans exported over OTLP.

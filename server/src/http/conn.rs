@@ -1,18 +1,27 @@
 //! One HTTP/1.1 connection under its limits: what it is doing (its
 //! [`Phase`]), how long it may do it (`http.header_timeout_s`,
-//! `http.body_timeout_s`, `http.idle_timeout_s`), and how it ends on a
-//! shutdown (in-flight calls finish within `http.drain_timeout_s`; a
-//! connection that has not delivered a whole request is dropped at once).
+//! `http.body_timeout_s`, `http.send_timeout_s`, `http.idle_timeout_s`),
+//! and how it ends on a shutdown (in-flight calls finish within
+//! `http.drain_timeout_s`; a connection that has not delivered a whole
+//! request is dropped at once).
+//!
+//! Pipelined requests wait: the next request on a connection is not
+//! answered before the previous answer has left hyper's buffer (a client
+//! that sends many requests and reads none holds one answer, and at most
+//! [`MAX_BUF_BYTES`] of requests read ahead, not all of their answers). A
+//! client that half-closes its side after its request still gets the answer
+//! (RFC 9112, section 9.6; hyper's `half_close`).
 //!
 //! The table of open connections ([`ConnectionTable`]) is what keeps slow
 //! clients from locking others out: at `http.max_connections`, a new
-//! connection closes the oldest one still waiting for a request
+//! connection closes one that is waiting or stalled
 //! ([`ConnectionTable::evict_one`]).
 
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -28,7 +37,44 @@ use tokio::net::TcpStream;
 use tokio::sync::Notify;
 use tower::ServiceExt;
 
+use crate::http::conn_table::{Admission, ConnectionTable};
 use crate::shutdown::Shutdown;
+
+/// hyper's read and write buffer limit for one connection: a request head
+/// must fit in it, and it bounds the pipelined requests read ahead.
+pub const MAX_BUF_BYTES: usize = 64 * 1024;
+
+/// Bytes of answers the kernel may hold for a connection beyond what the
+/// client's window lets out (`TCP_NOTSENT_LOWAT`): past it, a client that
+/// does not read stalls hyper's writes, instead of the kernel taking
+/// megabytes of answers and the calls going on.
+pub const MAX_UNSENT_BYTES: usize = 64 * 1024;
+
+/// Bounds the answers the kernel holds unsent for `stream` (Linux; a no-op
+/// elsewhere, and where the option is refused).
+fn limit_unsent(stream: &TcpStream) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let value = MAX_UNSENT_BYTES as libc::c_int;
+        // SAFETY: a valid socket descriptor, and a c_int option value of the
+        // size passed.
+        let set = unsafe {
+            libc::setsockopt(
+                stream.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_NOTSENT_LOWAT,
+                std::ptr::from_ref(&value).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if set != 0 {
+            tracing::debug!(error = %io::Error::last_os_error(), "cannot set TCP_NOTSENT_LOWAT");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = stream;
+}
 
 /// What a connection is doing, which sets how long it may go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,15 +85,14 @@ pub enum Phase {
     Head = 0,
     /// The head arrived; the body is on its way (`http.body_timeout_s`).
     Body = 1,
-    /// A whole request arrived; its answer is being made or sent (no limit
-    /// but the drain's).
+    /// A whole request arrived; its answer is being made (no limit but the
+    /// drain's).
     Busy = 2,
     /// Kept alive after an answer, no byte of a next request yet
     /// (`http.idle_timeout_s`).
     Idle = 3,
-    /// The answer is complete but its last bytes may still wait in hyper's
-    /// buffer: not to be closed yet (`http.idle_timeout_s`, in case the
-    /// client never reads them).
+    /// The answer is made but its last bytes still wait in hyper's buffer
+    /// for the client to read them (`http.send_timeout_s`).
     Sending = 4,
 }
 
@@ -70,31 +115,59 @@ pub struct ConnectionLimits {
     pub header: Duration,
     /// `http.body_timeout_s`.
     pub body: Duration,
+    /// `http.send_timeout_s`.
+    pub send: Duration,
     /// `http.idle_timeout_s`.
     pub idle: Duration,
     /// `http.drain_timeout_s`.
     pub drain: Duration,
 }
 
+impl ConnectionLimits {
+    /// The limits of `http`.
+    pub fn of(http: &herald_core::config::HttpSettings) -> Self {
+        Self {
+            header: Duration::from_secs(http.header_timeout_s),
+            body: Duration::from_secs(http.body_timeout_s),
+            send: Duration::from_secs(http.send_timeout_s),
+            idle: Duration::from_secs(http.idle_timeout_s),
+            drain: Duration::from_secs(http.drain_timeout_s),
+        }
+    }
+}
+
 /// One open connection's shared state: its phase and since when.
 #[derive(Debug)]
 pub struct ConnState {
     epoch: Instant,
+    /// The client's address.
+    pub(crate) peer: Option<IpAddr>,
+    /// Milliseconds after `epoch` when the connection opened.
+    opened: u64,
     phase: AtomicU8,
     /// Milliseconds after `epoch` when the phase began.
     since: AtomicU64,
+    /// At least one answer was made on it.
+    answered: AtomicBool,
     evicted: AtomicBool,
     changed: Notify,
+    /// Notified when an answer has left hyper's buffer.
+    flushed: Notify,
 }
 
 impl ConnState {
-    fn new(epoch: Instant) -> Self {
+    pub(crate) fn new(epoch: Instant, peer: Option<IpAddr>) -> Self {
+        let now = epoch.elapsed().as_millis() as u64;
         Self {
             epoch,
+            peer,
+            opened: now,
             phase: AtomicU8::new(Phase::Head as u8),
-            since: AtomicU64::new(epoch.elapsed().as_millis() as u64),
+            since: AtomicU64::new(now),
+            answered: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
             changed: Notify::new(),
+            flushed: Notify::new(),
         }
     }
 
@@ -103,21 +176,61 @@ impl ConnState {
         Phase::from_u8(self.phase.load(Ordering::Acquire))
     }
 
-    fn since_ms(&self) -> u64 {
+    pub(crate) fn since_ms(&self) -> u64 {
         self.since.load(Ordering::Acquire)
     }
 
-    fn set(&self, phase: Phase) {
+    pub(crate) fn opened_ms(&self) -> u64 {
+        self.opened
+    }
+
+    pub(crate) fn set(&self, phase: Phase) {
         self.since
             .store(self.epoch.elapsed().as_millis() as u64, Ordering::Release);
-        self.phase.store(phase as u8, Ordering::Release);
+        let before = Phase::from_u8(self.phase.swap(phase as u8, Ordering::AcqRel));
         self.changed.notify_one();
+        if before == Phase::Sending && phase != Phase::Sending {
+            self.flushed.notify_waiters();
+        }
     }
 
     /// Moves from `from` to `to` only if the phase is still `from`.
     fn advance(&self, from: Phase, to: Phase) {
         if self.phase() == from {
             self.set(to);
+        }
+    }
+
+    /// Whether an answer was made on this connection.
+    pub(crate) fn answered(&self) -> bool {
+        self.answered.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_answered(&self) {
+        self.answered.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn is_evicted(&self) -> bool {
+        self.evicted.load(Ordering::Acquire)
+    }
+
+    /// Marks it closed to make room; its task closes it.
+    pub(crate) fn evict(&self) {
+        self.evicted.store(true, Ordering::Release);
+        self.changed.notify_one();
+    }
+
+    /// Waits until the last answer has left hyper's buffer (at once when
+    /// none waits).
+    async fn wait_flushed(&self) {
+        loop {
+            let flushed = self.flushed.notified();
+            tokio::pin!(flushed);
+            flushed.as_mut().enable();
+            if self.phase() != Phase::Sending {
+                return;
+            }
+            flushed.await;
         }
     }
 
@@ -136,174 +249,28 @@ impl ConnState {
         let limit = match phase {
             Phase::Head => limits.header,
             Phase::Body => limits.body,
-            Phase::Idle | Phase::Sending => limits.idle,
+            Phase::Sending => limits.send,
+            Phase::Idle => limits.idle,
             Phase::Busy => return None,
         };
         Some(self.epoch + Duration::from_millis(self.since_ms()) + limit)
     }
-
-    fn is_evictable(&self) -> bool {
-        matches!(self.phase(), Phase::Head | Phase::Body | Phase::Idle)
-            && !self.evicted.load(Ordering::Acquire)
-    }
 }
 
-/// The open connections, for the connection limit and the drain.
-#[derive(Debug)]
-pub struct ConnectionTable {
-    epoch: Instant,
-    slots: Mutex<Slots>,
-    emptied: Notify,
-}
-
-#[derive(Debug, Default)]
-struct Slots {
-    entries: Vec<Option<Arc<ConnState>>>,
-    free: Vec<usize>,
-    len: usize,
-    /// The most connections open at once since [`ConnectionTable::take_highest`].
-    highest: usize,
-}
-
-/// How many connections [`ConnectionTable::evict_one`] compares.
-const EVICTION_SAMPLE: usize = 16;
-/// A connection this young is never closed to make room: it has not had
-/// the time to send its request (and the newest ones are the ones a burst
-/// of connections would otherwise close at once).
-const EVICTION_MIN_AGE: Duration = Duration::from_millis(100);
-
-impl Default for ConnectionTable {
-    fn default() -> Self {
-        Self {
-            epoch: Instant::now(),
-            slots: Mutex::default(),
-            emptied: Notify::new(),
-        }
-    }
-}
-
-impl ConnectionTable {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {
-        self.slots
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Connections open (evicted ones no longer count).
-    pub fn len(&self) -> usize {
-        self.lock().len
-    }
-
-    /// The connections open now, and the most open at once since the last
-    /// call (which starts counting again from now).
-    pub fn take_highest(&self) -> (usize, usize) {
-        let mut slots = self.lock();
-        let highest = slots.highest.max(slots.len);
-        slots.highest = slots.len;
-        (slots.len, highest)
-    }
-
-    /// Whether no connection is open.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Adds a new connection (in [`Phase::Head`]); returns its slot.
-    fn insert(&self) -> (usize, Arc<ConnState>) {
-        let state = Arc::new(ConnState::new(self.epoch));
-        let mut slots = self.lock();
-        slots.len += 1;
-        slots.highest = slots.highest.max(slots.len);
-        let slot = match slots.free.pop() {
-            Some(i) => {
-                slots.entries[i] = Some(state.clone());
-                i
-            }
-            None => {
-                slots.entries.push(Some(state.clone()));
-                slots.entries.len() - 1
-            }
-        };
-        (slot, state)
-    }
-
-    /// Removes the connection in `slot` if it is still `state`.
-    fn remove(&self, slot: usize, state: &Arc<ConnState>) {
-        let mut slots = self.lock();
-        if slots.entries[slot]
-            .as_ref()
-            .is_some_and(|s| Arc::ptr_eq(s, state))
-        {
-            slots.entries[slot] = None;
-            slots.free.push(slot);
-            slots.len -= 1;
-        }
-        if slots.len == 0 {
-            self.emptied.notify_waiters();
-        }
-    }
-
-    /// Closes the connection that has waited longest for a request (idle, or
-    /// with a head or body still arriving), among a random sample of the
-    /// open ones. False when the sample holds only busy connections, or
-    /// ones younger than a tenth of a second.
-    pub fn evict_one(&self) -> bool {
-        let now = self.epoch.elapsed().as_millis() as u64;
-        let min_age = EVICTION_MIN_AGE.as_millis() as u64;
-        let mut slots = self.lock();
-        let n = slots.entries.len();
-        if n == 0 {
-            return false;
-        }
-        let candidates: Vec<usize> = if n <= EVICTION_SAMPLE * 4 {
-            (0..n).collect()
-        } else {
-            (0..EVICTION_SAMPLE * 4)
-                .map(|_| fastrand::usize(..n))
-                .filter(|&i| slots.entries[i].is_some())
-                .take(EVICTION_SAMPLE)
-                .collect()
-        };
-        let victim = candidates
-            .into_iter()
-            .filter_map(|i| Some((i, slots.entries[i].as_ref()?)))
-            .filter(|(_, s)| s.is_evictable() && s.since_ms() + min_age <= now)
-            .min_by_key(|(_, s)| s.since_ms())
-            .map(|(i, s)| (i, s.clone()));
-        let Some((slot, state)) = victim else {
-            return false;
-        };
-        state.evicted.store(true, Ordering::Release);
-        state.changed.notify_one();
-        slots.entries[slot] = None;
-        slots.free.push(slot);
-        slots.len -= 1;
-        true
-    }
-
-    /// Waits until every connection is closed.
-    pub async fn wait_empty(&self) {
-        loop {
-            let emptied = self.emptied.notified();
-            if self.is_empty() {
-                return;
-            }
-            emptied.await;
-        }
-    }
-}
-
-/// Serves one accepted connection until it closes, its time runs out, it
-/// is evicted, or the drain (from when `drain` fires) ends it.
+/// Serves one accepted connection (counted in `table` as `admission`) until
+/// it closes, its time runs out, it is evicted, or the drain (from when
+/// `drain` fires) ends it.
 pub async fn serve_connection(
     stream: TcpStream,
+    admission: Admission,
     app: Router,
     table: Arc<ConnectionTable>,
     limits: ConnectionLimits,
     drain: Shutdown,
 ) {
     let _ = stream.set_nodelay(true);
-    let (slot, state) = table.insert();
+    limit_unsent(&stream);
+    let state = admission.state.clone();
     let io = TokioIo::new(TrackedIo {
         inner: stream,
         state: state.clone(),
@@ -313,6 +280,9 @@ pub async fn serve_connection(
         let state = service_state.clone();
         let app = app.clone();
         async move {
+            // A pipelined request waits for the answer before it to be read
+            // (the connection's time is then `http.send_timeout_s`'s).
+            state.wait_flushed().await;
             let (parts, body) = request.into_parts();
             if http_body::Body::is_end_stream(&body) {
                 state.set(Phase::Busy);
@@ -331,12 +301,15 @@ pub async fn serve_connection(
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
+        // A client that shut its side down after the request reads the answer.
+        .half_close(true)
+        .max_buf_size(MAX_BUF_BYTES)
         .serve_connection(io, service);
     tokio::pin!(conn);
     let mut drain_deadline = None;
     loop {
-        if state.evicted.load(Ordering::Acquire) {
-            tracing::debug!("closed a connection waiting for a request to make room for a new one");
+        if state.is_evicted() {
+            tracing::debug!(phase = ?state.phase(), "closed a waiting or stalled connection to make room for a new one");
             break;
         }
         let deadline = state.deadline(&limits, drain_deadline);
@@ -368,7 +341,7 @@ pub async fn serve_connection(
             }
         }
     }
-    table.remove(slot, &state);
+    table.remove(&admission);
 }
 
 /// The socket, noting the first byte of a request after an idle spell.
@@ -471,6 +444,7 @@ struct TrackedResponseBody {
 
 impl Drop for TrackedResponseBody {
     fn drop(&mut self) {
+        self.state.mark_answered();
         self.state.set(Phase::Sending);
     }
 }
@@ -515,6 +489,7 @@ mod tests {
         ConnectionLimits {
             header: Duration::from_secs(10),
             body: Duration::from_secs(30),
+            send: Duration::from_secs(30),
             idle: Duration::from_secs(90),
             drain: Duration::from_secs(25),
         }
@@ -523,16 +498,20 @@ mod tests {
     #[test]
     fn each_phase_has_its_deadline() {
         let epoch = Instant::now();
-        let s = ConnState::new(epoch);
+        let s = ConnState::new(epoch, None);
         let d = s.deadline(&limits(), None).unwrap();
         assert!(d > Instant::now() + Duration::from_secs(9));
         assert!(d <= Instant::now() + Duration::from_secs(10));
         s.set(Phase::Busy);
         assert_eq!(s.deadline(&limits(), None), None);
         s.set(Phase::Sending);
-        assert!(!s.is_evictable());
+        // An answer not read gets http.send_timeout_s.
+        let d = s.deadline(&limits(), None).unwrap();
+        assert!(
+            d > Instant::now() + Duration::from_secs(29)
+                && d <= Instant::now() + Duration::from_secs(30)
+        );
         s.set(Phase::Idle);
-        assert!(s.is_evictable());
         assert!(s.deadline(&limits(), None).unwrap() > Instant::now() + Duration::from_secs(89));
         // Draining: only busy connections may go on.
         let drain = Instant::now() + Duration::from_secs(25);
@@ -541,42 +520,23 @@ mod tests {
         assert_eq!(s.deadline(&limits(), Some(drain)), Some(drain));
     }
 
-    #[test]
-    fn eviction_takes_the_oldest_waiting_connection_never_a_busy_one() {
-        let table = ConnectionTable::default();
-        let (_, busy) = table.insert();
-        busy.set(Phase::Busy);
-        assert!(!table.evict_one());
-        let (_, old) = table.insert();
-        std::thread::sleep(Duration::from_millis(5));
-        let (_, young) = table.insert();
-        assert_eq!(table.len(), 3);
-        // Both are too young to be closed yet.
-        assert!(!table.evict_one());
-        std::thread::sleep(EVICTION_MIN_AGE);
-        assert!(table.evict_one());
-        assert!(old.evicted.load(Ordering::Acquire));
-        assert!(!young.evicted.load(Ordering::Acquire));
-        assert_eq!(table.len(), 2);
-        assert!(table.evict_one());
-        assert!(young.evicted.load(Ordering::Acquire));
-        assert!(!table.evict_one());
-        assert!(!busy.evicted.load(Ordering::Acquire));
-    }
-
-    #[test]
-    fn the_highest_count_since_the_last_look_is_kept_then_reset() {
-        let table = ConnectionTable::default();
-        let opened: Vec<_> = (0..5).map(|_| table.insert()).collect();
-        for (slot, state) in &opened[..4] {
-            table.remove(*slot, state);
-        }
-        assert_eq!(table.take_highest(), (1, 5));
-        // Counting starts again from the connections open now.
-        assert_eq!(table.take_highest(), (1, 1));
-        let (slot, state) = table.insert();
-        table.remove(slot, &state);
-        assert_eq!(table.take_highest(), (1, 2));
+    #[tokio::test]
+    async fn a_pipelined_request_waits_until_the_answer_before_it_left() {
+        let s = Arc::new(ConnState::new(Instant::now(), None));
+        // Nothing waits to be sent: at once.
+        s.wait_flushed().await;
+        s.set(Phase::Sending);
+        let waiting = tokio::spawn({
+            let s = s.clone();
+            async move { s.wait_flushed().await }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished());
+        s.advance(Phase::Sending, Phase::Idle);
+        tokio::time::timeout(Duration::from_secs(1), waiting)
+            .await
+            .expect("released by the flush")
+            .unwrap();
     }
 
     #[test]

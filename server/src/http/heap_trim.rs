@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::http::conn::ConnectionTable;
+use crate::http::conn_table::ConnectionTable;
 use crate::shutdown::Shutdown;
 
 /// A fall of this many open connections (or of half the limit) is a surge that ended.

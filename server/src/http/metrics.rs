@@ -1,6 +1,12 @@
 //! `GET /metrics`: Herald's metrics in the Prometheus text format
 //! (prometheus-client), on the Streamable HTTP listener, or on a listener of
-//! its own when `metrics.port` is set (the only way over stdio).
+//! its own when `metrics.port` is set (the only way over stdio). That
+//! listener goes through the same connection layer as the MCP one
+//! ([`crate::http::accept_until`]: at most [`MAX_CONNECTIONS`], each under
+//! the `http.*_timeout_s` limits). Either way, a scrape keeps to the Host
+//! rules (`http.allowed_hosts`, [`GuardPolicy::check_headers`]), and sends
+//! the bearer of `metrics.bearer_token` when it is set (compared in
+//! constant time, never logged).
 //!
 //! The calls and Keeper requests are counted where they happen
 //! (`herald_core::telemetry::metrics`); this module adds what is read at
@@ -12,11 +18,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use herald_core::config::MetricsSettings;
+use herald_core::config::{MetricsSettings, Secret};
 use herald_core::kb::KbCatalog;
 use herald_core::tools::Toolbox;
 use prometheus_client::collector::Collector;
@@ -27,23 +34,48 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::error::ServerError;
-use crate::http::conn::ConnectionTable;
+use crate::http::conn::ConnectionLimits;
+use crate::http::conn_table::ConnectionTable;
+use crate::http::guard::{GuardPolicy, refusal};
 use crate::shutdown::Shutdown;
 
 /// The path metrics are served on.
 pub const METRICS_PATH: &str = "/metrics";
 
-/// The metrics of one Herald, ready to encode.
+/// Most connections open at once on a metrics listener of its own (a
+/// scraper needs one or two).
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// The metrics of one Herald, ready to encode, and who may read them.
 #[derive(Debug)]
 pub struct MetricsEndpoint {
     registry: Registry,
+    access: Arc<ScrapeAccess>,
+}
+
+/// Who may scrape: the Host rules, and the bearer when one is set.
+#[derive(Debug)]
+struct ScrapeAccess {
+    hosts: GuardPolicy,
+    bearer: Option<Secret>,
 }
 
 impl MetricsEndpoint {
     /// The toolbox's call and Keeper metrics, its KB catalog, and the open
     /// connections of `connections` (the Streamable HTTP listener's, when
     /// there is one).
-    pub fn new(toolbox: &Toolbox, connections: Option<Arc<ConnectionTable>>) -> Arc<Self> {
+    pub fn new(
+        toolbox: &Toolbox,
+        connections: Option<Arc<ConnectionTable>>,
+    ) -> Result<Arc<Self>, ServerError> {
+        let settings = toolbox.settings();
+        let http = &settings.http;
+        let hosts = GuardPolicy::new(&http.allowed_hosts, &http.allowed_origins, 0)
+            .map_err(ServerError::Settings)?;
+        let access = Arc::new(ScrapeAccess {
+            hosts,
+            bearer: settings.metrics.bearer_token.clone(),
+        });
         let mut registry = Registry::with_prefix("herald");
         herald_core::telemetry::metrics::register(
             &mut registry,
@@ -54,7 +86,7 @@ impl MetricsEndpoint {
             connections,
             kb: toolbox.kb().cloned(),
         }));
-        Arc::new(Self { registry })
+        Ok(Arc::new(Self { registry, access }))
     }
 
     /// The metrics in the Prometheus text format.
@@ -66,12 +98,64 @@ impl MetricsEndpoint {
         text
     }
 
-    /// The router serving `GET /metrics`.
+    /// The router serving `GET /metrics` to the scrapes [`ScrapeAccess`]
+    /// lets through.
     pub fn router(self: &Arc<Self>) -> Router {
         Router::new()
             .route(METRICS_PATH, get(metrics))
             .with_state(self.clone())
+            .layer(from_fn_with_state(self.access.clone(), admit_scrape))
     }
+}
+
+/// The Host rules, then the bearer (401 without the right one).
+async fn admit_scrape(
+    State(access): State<Arc<ScrapeAccess>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if let Err(refused) = access.hosts.check_headers(request.uri(), request.headers()) {
+        return refused.into_response();
+    }
+    if let Some(expected) = &access.bearer
+        && !bearer_matches(request.headers(), expected)
+    {
+        tracing::warn!("refused a metrics scrape without the bearer of metrics.bearer_token");
+        let mut refused = refusal(
+            StatusCode::UNAUTHORIZED,
+            -32001,
+            "Unauthorized: /metrics needs the bearer of metrics.bearer_token",
+        );
+        refused.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer realm=\"metrics\""),
+        );
+        return refused;
+    }
+    next.run(request).await
+}
+
+/// Whether the request's `Authorization: Bearer` is `expected`, compared
+/// in constant time (for tokens of the same length).
+fn bearer_matches(headers: &HeaderMap, expected: &Secret) -> bool {
+    let Some(sent) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.as_bytes().get(..7).map(|scheme| (scheme, v.as_bytes())))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(b"bearer "))
+        .map(|(_, v)| v[7..].trim_ascii())
+    else {
+        return false;
+    };
+    constant_time_eq(sent, expected.expose().as_bytes())
+}
+
+/// `a == b`, in a time that depends on their lengths only.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
+    std::hint::black_box(diff) == 0
 }
 
 /// `GET /metrics`.
@@ -160,20 +244,54 @@ pub async fn bind(
     Ok(Some(listener))
 }
 
-/// Serves `GET /metrics` on `listener` until `shutdown` fires.
+/// Serves `GET /metrics` on `listener` until `shutdown` fires, each
+/// connection under `limits`, at most [`MAX_CONNECTIONS`] at once.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     endpoint: Arc<MetricsEndpoint>,
+    limits: ConnectionLimits,
     shutdown: Shutdown,
 ) {
     let addr: Option<SocketAddr> = listener.local_addr().ok();
     if let Some(addr) = addr {
         tracing::info!("metrics on http://{addr}{METRICS_PATH}");
     }
-    let served = axum::serve(listener, endpoint.router())
-        .with_graceful_shutdown(async move { shutdown.wait().await })
-        .await;
-    if let Err(e) = served {
-        tracing::warn!("the metrics listener stopped: {e}");
+    let table = Arc::new(ConnectionTable::default());
+    let drain = Shutdown::new();
+    let closing = async { shutdown.wait().await };
+    crate::http::accept_until(
+        listener,
+        closing,
+        &endpoint.router(),
+        &table,
+        limits,
+        MAX_CONNECTIONS,
+        &drain,
+    )
+    .await;
+    drain.trigger();
+    let _ = tokio::time::timeout(limits.drain, table.wait_empty()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bearer_is_compared_whole() {
+        let expected = Secret::new("s3cret-token");
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::AUTHORIZATION, value.parse().unwrap());
+            bearer_matches(&headers, &expected)
+        };
+        assert!(with("Bearer s3cret-token"));
+        assert!(with("bearer s3cret-token"));
+        assert!(!with("Bearer s3cret-tokeN"));
+        assert!(!with("Bearer s3cret-token-and-more"));
+        assert!(!with("Bearer s3cret"));
+        assert!(!with("Basic s3cret-token"));
+        assert!(!with("Bearer"));
+        assert!(!bearer_matches(&HeaderMap::new(), &expected));
     }
 }

@@ -21,6 +21,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod conn;
+pub(crate) mod conn_table;
 pub(crate) mod fd_limit;
 pub(crate) mod guard;
 pub(crate) mod heap_trim;
@@ -32,7 +33,6 @@ pub(crate) mod tool_headers;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -42,13 +42,13 @@ use herald_core::config::HttpSettings;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
 use crate::http::auth::{OAuthGate, require_token};
-use crate::http::conn::{ConnectionLimits, ConnectionTable, busy_response, serve_connection};
+use crate::http::conn::{ConnectionLimits, serve_connection};
+use crate::http::conn_table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
 use crate::http::guard::{GuardPolicy, guard};
 use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
 use crate::http::oauth::metadata::WELL_KNOWN;
@@ -224,18 +224,29 @@ pub async fn serve_with(
     let table = Arc::new(ConnectionTable::default());
     // Below the open-file limit (raised to the hard one first): EMFILE would
     // stall every client before the limit evicts a slow one.
-    let max_connections =
-        crate::http::fd_limit::connection_limit(http.max_connections, MAX_REFUSALS_IN_FLIGHT);
     let settings = &server.toolbox().settings().metrics;
-    let endpoint = settings
-        .enabled
-        .then(|| MetricsEndpoint::new(server.toolbox(), Some(table.clone())));
+    // A metrics port of its own holds descriptors too.
+    let metrics_share = if settings.enabled && settings.port.is_some() {
+        crate::http::metrics::MAX_CONNECTIONS + MAX_REFUSALS_IN_FLIGHT
+    } else {
+        0
+    };
+    let max_connections = crate::http::fd_limit::connection_limit(
+        http.max_connections,
+        MAX_REFUSALS_IN_FLIGHT + metrics_share,
+    );
+    let endpoint = match settings.enabled {
+        true => Some(MetricsEndpoint::new(server.toolbox(), Some(table.clone()))?),
+        false => None,
+    };
+    let limits = ConnectionLimits::of(http);
     // On a port of its own, or on this listener.
     let on_this_listener = match (endpoint, crate::http::metrics::bind(settings).await?) {
         (Some(endpoint), Some(listener)) => {
             tokio::spawn(crate::http::metrics::serve(
                 listener,
                 endpoint,
+                limits,
                 shutdown.clone(),
             ));
             None
@@ -243,12 +254,6 @@ pub async fn serve_with(
         (endpoint, _) => endpoint,
     };
     let app = router(server, http, cancel.clone(), readiness, on_this_listener)?;
-    let limits = ConnectionLimits {
-        header: Duration::from_secs(http.header_timeout_s),
-        body: Duration::from_secs(http.body_timeout_s),
-        idle: Duration::from_secs(http.idle_timeout_s),
-        drain: Duration::from_secs(http.drain_timeout_s),
-    };
     // The connections' drain starts once the listener is closed.
     let drain = Shutdown::new();
     tokio::spawn(heap_trim::watch(
@@ -300,8 +305,9 @@ pub async fn serve_with(
 }
 
 /// Accepts connections until `closing` is over, then drops the listener.
-/// Each connection drains when `drain` fires.
-async fn accept_until(
+/// Each is counted in `table` before the next accept (the limit is hard);
+/// each drains when `drain` fires.
+pub(crate) async fn accept_until(
     listener: TcpListener,
     closing: impl Future<Output = ()>,
     app: &Router,
@@ -318,8 +324,8 @@ async fn accept_until(
             () = &mut closing => return,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(e) => {
                 // Out of file descriptors (or memory): wait, do not spin.
                 if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
@@ -330,48 +336,26 @@ async fn accept_until(
                 continue;
             }
         };
-        if table.len() >= max_connections {
-            if !table.evict_one() {
-                tokio::spawn(refuse_busy(stream));
-                continue;
-            }
+        let full = table.len() >= max_connections;
+        let Some(admission) = table.admit(Some(peer.ip()), max_connections) else {
+            let table = table.clone();
+            tokio::spawn(async move { table.refuse(stream).await });
+            continue;
+        };
+        tokio::spawn(serve_connection(
+            stream,
+            admission,
+            app.clone(),
+            table.clone(),
+            limits,
+            drain.clone(),
+        ));
+        if full {
             // The evicted connection's task closes its socket: let it run
             // before the next accept, or a burst of reconnecting clients
             // (the accept queue holds 4,096) outruns the closes and the
             // descriptors run out (EMFILE) even below the limit.
             tokio::task::yield_now().await;
         }
-        tokio::spawn(serve_connection(
-            stream,
-            app.clone(),
-            table.clone(),
-            limits,
-            drain.clone(),
-        ));
     }
-}
-
-/// Refused connections still being answered (each holds a descriptor for
-/// up to a second): past this many, a refused connection is closed at once.
-const MAX_REFUSALS_IN_FLIGHT: usize = 256;
-static REFUSALS_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
-
-/// Answers 503 to a connection over the limit when no open one can be
-/// closed to make room, then reads what the client sent until it closes (at
-/// most a second), so that closing does not reset the answer away.
-async fn refuse_busy(mut stream: TcpStream) {
-    tracing::debug!("too many connections: answered 503");
-    if REFUSALS_IN_FLIGHT.fetch_add(1, Ordering::AcqRel) >= MAX_REFUSALS_IN_FLIGHT {
-        REFUSALS_IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
-        return;
-    }
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        stream.write_all(&busy_response()).await?;
-        stream.shutdown().await?;
-        let mut sink = [0u8; 1024];
-        while stream.read(&mut sink).await? > 0 {}
-        Ok::<_, std::io::Error>(())
-    })
-    .await;
-    REFUSALS_IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
 }

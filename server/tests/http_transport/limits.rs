@@ -183,7 +183,8 @@ async fn at_the_limit_an_idle_connection_makes_room_for_a_new_one() {
     let mut buf = [0u8; 1024];
     let n = idle.read(&mut buf).await.unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
-    // A new connection is turned away with 503 while the idle one is young.
+    // A new connection is turned away with 503 while the idle one is within
+    // its grace after an answer (2 s: a client between two calls).
     let (status, body) = raw(
         &r.base,
         "GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n",
@@ -191,7 +192,7 @@ async fn at_the_limit_an_idle_connection_makes_room_for_a_new_one() {
     .await;
     assert_eq!(status, 503, "{body}");
     assert_eq!(body["error"]["code"], -32000);
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
     let (status, body) = raw(
         &r.base,
         "GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n",

@@ -1,0 +1,449 @@
+//! The table of open connections: the hard connection limit, whom to close
+//! to make room ([`ConnectionTable::evict_one`]), and the 503 to a
+//! connection when nobody can be closed ([`ConnectionTable::refuse`]).
+//!
+//! A connection is counted from the moment it is accepted
+//! ([`ConnectionTable::admit`], called by the accept loop itself), so the
+//! count never passes the limit, however fast connections arrive (issue 27,
+//! item 3: it reached 1,220 of 1,024 when the count came from each
+//! connection's own task).
+//!
+//! Eviction is fair to clients that use their connections. It closes, in
+//! order:
+//! 1. a connection that has never had an answer and waits for a request
+//!    (a head or body still arriving), or one whose answer has not moved
+//!    for [`SEND_STALL`] (a client that does not read): the one waiting
+//!    longest;
+//! 2. otherwise one kept alive after an answer, idle for at least
+//!    [`IDLE_GRACE`] (a client between two calls is not closed under it):
+//!    from the peer with the most connections, the newest.
+//!
+//! Busy connections (a call being answered) are never closed, nor any
+//! younger than [`EVICTION_MIN_AGE`].
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
+
+use crate::http::conn::{ConnState, Phase, busy_response};
+
+/// The open connections, for the connection limit and the drain.
+#[derive(Debug)]
+pub struct ConnectionTable {
+    epoch: Instant,
+    slots: Mutex<Slots>,
+    emptied: Notify,
+    /// Refused connections still being answered ([`Self::refuse`]).
+    refusals_in_flight: AtomicUsize,
+}
+
+#[derive(Debug, Default)]
+struct Slots {
+    entries: Vec<Option<Arc<ConnState>>>,
+    free: Vec<usize>,
+    len: usize,
+    /// Open connections per peer address.
+    peers: HashMap<IpAddr, usize>,
+    /// The most connections open at once since [`ConnectionTable::take_highest`].
+    highest: usize,
+}
+
+impl Slots {
+    fn forget(&mut self, slot: usize, state: &ConnState) {
+        self.entries[slot] = None;
+        self.free.push(slot);
+        self.len -= 1;
+        if let Some(peer) = state.peer
+            && let Some(n) = self.peers.get_mut(&peer)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.peers.remove(&peer);
+            }
+        }
+    }
+}
+
+/// A connection in the table: where it is and its shared state.
+#[derive(Debug)]
+pub struct Admission {
+    pub(crate) slot: usize,
+    pub(crate) state: Arc<ConnState>,
+}
+
+/// Up to this many open connections, eviction looks at each; past it, at a
+/// random sample of [`EVICTION_SAMPLE`].
+const EVICTION_FULL_SCAN: usize = 256;
+/// How many connections [`ConnectionTable::evict_one`] compares past
+/// [`EVICTION_FULL_SCAN`].
+const EVICTION_SAMPLE: usize = 64;
+/// A connection this young is never closed to make room: it has not had
+/// the time to send its request (and the newest ones are the ones a burst
+/// of connections would otherwise close at once).
+pub const EVICTION_MIN_AGE: Duration = Duration::from_millis(100);
+/// A kept-alive connection is not closed to make room for this long after
+/// an answer (or after the first byte of its next request): the time a
+/// client takes between two calls.
+pub const IDLE_GRACE: Duration = Duration::from_secs(2);
+/// An answer whose last bytes have waited this long for the client to read
+/// them makes its connection the first to close to make room.
+pub const SEND_STALL: Duration = Duration::from_millis(500);
+/// Refused connections still being answered (each holds a descriptor for
+/// up to a second): past this many, a refused connection is closed at once.
+pub const MAX_REFUSALS_IN_FLIGHT: usize = 256;
+
+impl Default for ConnectionTable {
+    fn default() -> Self {
+        Self {
+            epoch: Instant::now(),
+            slots: Mutex::default(),
+            emptied: Notify::new(),
+            refusals_in_flight: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// How much a connection may be closed to make room: lower first.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    /// Never answered and waiting for a request, or not reading its answer:
+    /// the one waiting longest (smallest `since`) first.
+    Waiting { since_ms: u64 },
+    /// Idle after an answer: the peer with the most connections first
+    /// (`Reverse`), then the newest.
+    KeptAlive {
+        peer_connections: std::cmp::Reverse<usize>,
+        opened_ms: std::cmp::Reverse<u64>,
+    },
+}
+
+impl ConnectionTable {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Milliseconds since the table was made: the clock of its connections.
+    pub(crate) fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// Connections open (evicted ones no longer count).
+    pub fn len(&self) -> usize {
+        self.lock().len
+    }
+
+    /// The connections open now, and the most open at once since the last
+    /// call (which starts counting again from now).
+    pub fn take_highest(&self) -> (usize, usize) {
+        let mut slots = self.lock();
+        let highest = slots.highest.max(slots.len);
+        slots.highest = slots.len;
+        (slots.len, highest)
+    }
+
+    /// Whether no connection is open.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Counts a new connection from `peer` (in [`Phase::Head`]) when fewer
+    /// than `limit` are open, closing one to make room at the limit; `None`
+    /// when nobody can be closed (then [`Self::refuse`] it).
+    pub fn admit(&self, peer: Option<IpAddr>, limit: usize) -> Option<Admission> {
+        if self.len() >= limit && !self.evict_one() {
+            return None;
+        }
+        Some(self.insert(peer))
+    }
+
+    /// Adds a new connection (in [`Phase::Head`]), whatever the count.
+    pub(crate) fn insert(&self, peer: Option<IpAddr>) -> Admission {
+        let state = Arc::new(ConnState::new(self.epoch, peer));
+        let mut slots = self.lock();
+        slots.len += 1;
+        slots.highest = slots.highest.max(slots.len);
+        if let Some(peer) = peer {
+            *slots.peers.entry(peer).or_default() += 1;
+        }
+        let slot = match slots.free.pop() {
+            Some(i) => {
+                slots.entries[i] = Some(state.clone());
+                i
+            }
+            None => {
+                slots.entries.push(Some(state.clone()));
+                slots.entries.len() - 1
+            }
+        };
+        Admission { slot, state }
+    }
+
+    /// Removes the connection in `slot` if it is still `state`.
+    pub(crate) fn remove(&self, admission: &Admission) {
+        let mut slots = self.lock();
+        if slots.entries[admission.slot]
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, &admission.state))
+        {
+            slots.forget(admission.slot, &admission.state);
+        }
+        if slots.len == 0 {
+            self.emptied.notify_waiters();
+        }
+    }
+
+    /// Where `state` stands for eviction now (see the module
+    /// documentation); `None`: not to be closed.
+    fn rank(&self, state: &ConnState, now: u64, slots: &Slots) -> Option<Rank> {
+        if state.is_evicted() || state.opened_ms() + EVICTION_MIN_AGE.as_millis() as u64 > now {
+            return None;
+        }
+        let since_ms = state.since_ms();
+        let waited = now.saturating_sub(since_ms);
+        let kept_alive = || Rank::KeptAlive {
+            peer_connections: std::cmp::Reverse(
+                state
+                    .peer
+                    .and_then(|p| slots.peers.get(&p).copied())
+                    .unwrap_or(1),
+            ),
+            opened_ms: std::cmp::Reverse(state.opened_ms()),
+        };
+        match state.phase() {
+            Phase::Busy => None,
+            Phase::Sending => {
+                (waited >= SEND_STALL.as_millis() as u64).then_some(Rank::Waiting { since_ms })
+            }
+            Phase::Head | Phase::Body if !state.answered() => Some(Rank::Waiting { since_ms }),
+            Phase::Head | Phase::Body | Phase::Idle => {
+                (waited >= IDLE_GRACE.as_millis() as u64).then(kept_alive)
+            }
+        }
+    }
+
+    /// Closes one connection to make room (see the module documentation for
+    /// which); false when none may be closed.
+    pub fn evict_one(&self) -> bool {
+        let now = self.now_ms();
+        let mut slots = self.lock();
+        let n = slots.entries.len();
+        if n == 0 {
+            return false;
+        }
+        let candidates: Vec<usize> = if n <= EVICTION_FULL_SCAN {
+            (0..n).collect()
+        } else {
+            (0..EVICTION_SAMPLE * 2)
+                .map(|_| fastrand::usize(..n))
+                .filter(|&i| slots.entries[i].is_some())
+                .take(EVICTION_SAMPLE)
+                .collect()
+        };
+        let victim = candidates
+            .into_iter()
+            .filter_map(|i| {
+                let state = slots.entries[i].as_ref()?;
+                Some((self.rank(state, now, &slots)?, i))
+            })
+            .min()
+            .map(|(_, i)| i);
+        let Some(slot) = victim else {
+            return false;
+        };
+        let Some(state) = slots.entries[slot].clone() else {
+            return false;
+        };
+        state.evict();
+        slots.forget(slot, &state);
+        true
+    }
+
+    /// Waits until every connection is closed.
+    pub async fn wait_empty(&self) {
+        loop {
+            let emptied = self.emptied.notified();
+            if self.is_empty() {
+                return;
+            }
+            emptied.await;
+        }
+    }
+
+    /// Answers 503 to a connection over the limit when no open one can be
+    /// closed to make room, then reads what the client sent until it closes
+    /// (at most a second), so that closing does not reset the answer away.
+    /// Past [`MAX_REFUSALS_IN_FLIGHT`] refusals at once, closes it at once.
+    pub async fn refuse(&self, mut stream: TcpStream) {
+        tracing::debug!("too many connections: answered 503");
+        if self.refusals_in_flight.fetch_add(1, Ordering::AcqRel) >= MAX_REFUSALS_IN_FLIGHT {
+            self.refusals_in_flight.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            stream.write_all(&busy_response()).await?;
+            stream.shutdown().await?;
+            let mut sink = [0u8; 1024];
+            while stream.read(&mut sink).await? > 0 {}
+            Ok::<_, std::io::Error>(())
+        })
+        .await;
+        self.refusals_in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Refused connections being answered now.
+    pub fn refusals_in_flight(&self) -> usize {
+        self.refusals_in_flight.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PEER: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
+    const OTHER: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 2)));
+
+    fn evicted(a: &Admission) -> bool {
+        a.state.is_evicted()
+    }
+
+    #[test]
+    fn eviction_takes_the_oldest_waiting_connection_never_a_busy_one() {
+        let table = ConnectionTable::default();
+        let busy = table.insert(PEER);
+        busy.state.set(Phase::Busy);
+        assert!(!table.evict_one());
+        let old = table.insert(PEER);
+        std::thread::sleep(Duration::from_millis(5));
+        let young = table.insert(PEER);
+        assert_eq!(table.len(), 3);
+        // Both are too young to be closed yet.
+        assert!(!table.evict_one());
+        std::thread::sleep(EVICTION_MIN_AGE);
+        assert!(table.evict_one());
+        assert!(evicted(&old));
+        assert!(!evicted(&young));
+        assert_eq!(table.len(), 2);
+        assert!(table.evict_one());
+        assert!(evicted(&young));
+        assert!(!table.evict_one());
+        assert!(!evicted(&busy));
+    }
+
+    #[test]
+    fn a_client_between_calls_is_kept_over_connections_that_never_asked() {
+        let table = ConnectionTable::default();
+        let client = table.insert(PEER);
+        client.state.set(Phase::Busy);
+        client.state.mark_answered();
+        client.state.set(Phase::Idle);
+        std::thread::sleep(EVICTION_MIN_AGE);
+        // Idle for less than the grace: never closed, even alone.
+        assert!(!table.evict_one());
+        let silent = table.insert(PEER);
+        std::thread::sleep(EVICTION_MIN_AGE);
+        assert!(table.evict_one());
+        assert!(evicted(&silent));
+        assert!(!evicted(&client));
+    }
+
+    #[test]
+    fn among_kept_alive_connections_the_newest_of_the_busiest_peer_goes() {
+        let table = ConnectionTable::default();
+        let answered = |a: &Admission| {
+            a.state.mark_answered();
+            a.state.set(Phase::Idle);
+        };
+        let lone = table.insert(OTHER);
+        answered(&lone);
+        std::thread::sleep(Duration::from_millis(5));
+        let first = table.insert(PEER);
+        answered(&first);
+        std::thread::sleep(Duration::from_millis(5));
+        let newest = table.insert(PEER);
+        answered(&newest);
+        std::thread::sleep(IDLE_GRACE);
+        assert!(table.evict_one());
+        assert!(evicted(&newest), "the newest of the peer with two");
+        // Now both peers hold one: the newest of them.
+        assert!(table.evict_one());
+        assert!(evicted(&first));
+        assert!(!evicted(&lone));
+    }
+
+    #[test]
+    fn a_client_that_does_not_read_its_answer_is_closed_first() {
+        let table = ConnectionTable::default();
+        let idle = table.insert(PEER);
+        idle.state.mark_answered();
+        idle.state.set(Phase::Idle);
+        let sending = table.insert(PEER);
+        sending.state.mark_answered();
+        sending.state.set(Phase::Sending);
+        std::thread::sleep(EVICTION_MIN_AGE);
+        // Not stalled yet, and the idle one is in its grace.
+        assert!(!table.evict_one());
+        std::thread::sleep(IDLE_GRACE);
+        assert!(table.evict_one());
+        assert!(evicted(&sending));
+        assert!(!evicted(&idle));
+    }
+
+    #[test]
+    fn admission_is_counted_at_once_and_never_passes_the_limit() {
+        let table = ConnectionTable::default();
+        let admitted: Vec<_> = (0..10).filter_map(|_| table.admit(PEER, 4)).collect();
+        // Each is too young to close: the limit holds without a task running.
+        assert_eq!(admitted.len(), 4);
+        assert_eq!(table.len(), 4);
+        std::thread::sleep(EVICTION_MIN_AGE);
+        assert!(table.admit(PEER, 4).is_some());
+        assert_eq!(table.len(), 4);
+        assert_eq!(admitted.iter().filter(|a| evicted(a)).count(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_is_a_503_and_counted_only_while_it_is_answered() {
+        let table = std::sync::Arc::new(ConnectionTable::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (stream, _) = listener.accept().await.unwrap();
+        let refusing = tokio::spawn({
+            let table = table.clone();
+            async move { table.refuse(stream).await }
+        });
+        let mut answer = Vec::new();
+        client.read_to_end(&mut answer).await.unwrap();
+        assert!(answer.starts_with(b"HTTP/1.1 503 "));
+        assert_eq!(table.refusals_in_flight(), 1, "until the client closes");
+        drop(client);
+        refusing.await.unwrap();
+        assert_eq!(table.refusals_in_flight(), 0);
+    }
+
+    #[test]
+    fn the_highest_count_since_the_last_look_is_kept_then_reset() {
+        let table = ConnectionTable::default();
+        let opened: Vec<_> = (0..5).map(|_| table.insert(PEER)).collect();
+        for admission in &opened[..4] {
+            table.remove(admission);
+        }
+        assert_eq!(table.take_highest(), (1, 5));
+        // Counting starts again from the connections open now.
+        assert_eq!(table.take_highest(), (1, 1));
+        let admission = table.insert(PEER);
+        table.remove(&admission);
+        assert_eq!(table.take_highest(), (1, 2));
+        assert_eq!(table.lock().peers.get(&PEER.unwrap()), Some(&1));
+    }
+}

@@ -1,0 +1,135 @@
+"""The connection layer under clients that misuse their connections (issue 27,
+items 4 and 6), end to end against the sandbox Keeper on real ports.
+
+- A client that sends its whole request and then shuts its sending side
+  (`shutdown(SHUT_WR)`) reads the answer of a call that takes a second.
+- `metrics.port` goes through the same connection layer as the MCP port:
+  2,100 half-sent requests to it hold at most its 64 connections (and the
+  refusals in flight), never all of Herald's descriptors, and MCP calls go
+  on; a foreign `Host` gets 403 there; `metrics.bearer_token` asks scrapes
+  for a bearer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+
+import httpx2
+import pytest
+from conftest import http_session, start_sandbox, stop
+from test_metrics import metrics_url_in
+
+CALL = json.dumps(
+    {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+     "params": {"name": "lorebase_get", "arguments": {"ref": "Supplier/S-1001"}}}
+).encode()
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_a_half_closed_client_reads_the_answer_of_its_call(binaries, http_herald_factory):
+    keeper = start_sandbox(binaries, "none")
+    try:
+        herald = http_herald_factory(keeper.url, env={"LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true"})
+        # Keeper holds the call for a second: the client's FIN arrives while it runs.
+        keeper.admin("POST", "faults", {"count": 1, "delay_ms": 1000})
+        before = keeper.requests()
+        host, port = herald.base.split("//")[1].rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(
+                f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                f"Accept: application/json, text/event-stream\r\nContent-Length: {len(CALL)}\r\n\r\n".encode()
+                + CALL
+            )
+            s.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
+        body = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+        assert body["id"] == 7 and body["result"]["isError"] is False, body
+        assert "Kavsen Alloys" in body["result"]["content"][0]["text"]
+        # The call ran once, and its answer reached the client.
+        assert keeper.requests() == before + 1
+    finally:
+        stop(keeper.proc)
+
+
+@pytest.mark.anyio
+async def test_half_sent_requests_to_the_metrics_port_cannot_starve_mcp_calls(sandbox, http_herald_factory):
+    herald = http_herald_factory(sandbox.url, env={
+        "LOREBASE__HERALD__METRICS__PORT": "0",
+        "LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true",
+    })
+    url = metrics_url_in(herald.stderr.text)
+    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    baseline = open_fds(herald.proc.pid)
+    held: list[socket.socket] = []
+    peak = 0
+    try:
+        for i in range(2100):
+            try:
+                s = socket.create_connection((host, int(port)), timeout=5)
+                s.sendall(f"GET /metrics HTTP/1.1\r\nHost: {host}\r\n".encode())
+                held.append(s)
+            except OSError:
+                pass
+            if i % 100 == 99:
+                peak = max(peak, open_fds(herald.proc.pid))
+        peak = max(peak, open_fds(herald.proc.pid))
+        print(json.dumps({"half_sent": len(held), "herald_fds_before": baseline, "herald_peak_fds": peak}))
+        # 64 connections, at most 256 refusals being answered, and evicted ones whose
+        # task has not closed them yet (a moment, longer on a loaded machine): not 2,100.
+        assert peak < baseline + 700, (baseline, peak)
+        started = time.monotonic()
+        async with http_session(herald.url) as session:
+            for _ in range(5):
+                result = await session.call_tool("lorebase_get", {"ref": "Supplier/S-1001"})
+                assert not result.is_error
+        assert time.monotonic() - started < 10
+        # A scrape still gets in: it evicts the oldest half-sent request.
+        time.sleep(0.2)
+        assert httpx2.get(url, timeout=5).status_code == 200
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_the_metrics_port_keeps_to_the_host_rules_and_its_bearer(sandbox, http_herald_factory, tmp_path):
+    token = tmp_path / "metrics-token"
+    token.write_text("scrape-me-7f3a\n")
+    herald = http_herald_factory(sandbox.url, env={
+        "LOREBASE__HERALD__METRICS__PORT": "0",
+        "LOREBASE__HERALD__METRICS__BEARER_TOKEN": f"secret://file/{token}",
+    })
+    url = metrics_url_in(herald.stderr.text)
+    assert httpx2.get(url, timeout=5).status_code == 401
+    assert httpx2.get(url, headers={"Authorization": "Bearer scrape-me-7f3b"}, timeout=5).status_code == 401
+    ok = httpx2.get(url, headers={"Authorization": "Bearer scrape-me-7f3a"}, timeout=5)
+    assert ok.status_code == 200 and "herald_build_info" in ok.text
+    foreign = httpx2.get(url, headers={"Authorization": "Bearer scrape-me-7f3a", "Host": "evil.example"}, timeout=5)
+    assert foreign.status_code == 403
+    # The MCP listener's /metrics is gone (a port of its own), and the token is never logged.
+    assert httpx2.get(herald.base + "/metrics", timeout=5).status_code == 404
+    assert "scrape-me-7f3a" not in herald.stderr.text()
+
+
+def test_a_literal_metrics_bearer_is_refused(binaries, sandbox):
+    import subprocess
+
+    from conftest import clean_env
+
+    run = subprocess.run(
+        [binaries["herald"], "--transport", "streamable_http", "--port", "0"],
+        env=clean_env({"LOREBASE_URL": sandbox.url, "LOREBASE_DOMAIN": "supply",
+                       "LOREBASE__HERALD__METRICS__BEARER_TOKEN": "plain-token-9"}),
+        capture_output=True, text=True, timeout=30,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "metrics.bearer_token" in run.stderr and "secret://env/NAME" in run.stderr
+    assert "plain-token-9" not in run.stderr
