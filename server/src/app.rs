@@ -2,6 +2,7 @@
 //! Herald ([`Herald`]), and serving it on the configured transport.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
 use herald_core::tools::Toolbox;
@@ -9,6 +10,7 @@ use rmcp::ServiceExt;
 
 use crate::cli::Cli;
 use crate::error::ServerError;
+use crate::http::heap_trim::HeapTrims;
 use crate::http::metrics::{self, MetricsEndpoint};
 use crate::http::readiness::Readiness;
 use crate::mcp::credential::CallerAuth;
@@ -143,11 +145,13 @@ pub fn load_settings_with(
 /// Serves `herald` on the configured transport until the host goes away
 /// (stdio) or `shutdown` fires, discovering the remote MCP servers' tools
 /// first when `discover`. Over HTTP the listener is bound first: `/healthz` answers
-/// at once and `/readyz` turns ready once discovery is over.
+/// at once and `/readyz` turns ready once discovery is over; `trims` are the
+/// heap trims of the runtime serving it.
 pub(crate) async fn serve_discovering(
     herald: &Herald,
     shutdown: Shutdown,
     discover: bool,
+    trims: Arc<HeapTrims>,
 ) -> Result<(), ServerError> {
     let served = match herald.settings.transport {
         Transport::Stdio => {
@@ -182,6 +186,7 @@ pub(crate) async fn serve_discovering(
                 &herald.settings.http,
                 shutdown.clone(),
                 readiness.clone(),
+                trims,
             );
             let (_, served) = tokio::join!(starting, serving);
             tracing::debug!(%addr, "stopped serving");

@@ -68,6 +68,7 @@ pub(crate) mod remote_refresh;
 pub mod shutdown;
 pub(crate) mod tool_tokens;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use app::{Herald, Launcher};
@@ -98,11 +99,14 @@ pub fn run_cli(args: Vec<String>) -> i32 {
     // The settings of a serving command are read once, here: they choose the runtime.
     let settings = serves(&cli).then(|| load_settings(&cli));
     let stdio = matches!(&settings, Some(Ok(s)) if s.transport == Transport::Stdio);
+    // The heap trims of this runtime: its workers collect their heaps as they park.
+    let trims = Arc::new(http::heap_trim::HeapTrims::default());
     let runtime = if stdio {
         herald_core::runtime::current_thread("lorebase-herald")
     } else {
+        let parked = trims.clone();
         herald_core::runtime::builder("lorebase-herald", None)
-            .on_thread_park(http::heap_trim::on_worker_park)
+            .on_thread_park(move || parked.on_worker_park())
             .build()
     };
     let runtime = match runtime {
@@ -115,7 +119,7 @@ pub fn run_cli(args: Vec<String>) -> i32 {
     // Log lines are written together, off the calls' path (log_buffer),
     // until the guard is dropped on the way out, which writes what waits.
     let log_flush = logging::batch();
-    let code = finish(runtime.block_on(dispatch(cli, launcher, settings)));
+    let code = finish(runtime.block_on(dispatch(cli, launcher, settings, trims)));
     // A blocking read of stdin cannot be cancelled: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     drop(log_flush);
@@ -158,7 +162,10 @@ fn parse(args: &[String]) -> Result<(Cli, Launcher), i32> {
 
 /// Runs the parsed command line; returns the exit code.
 pub(crate) async fn run(cli: Cli, launcher: Launcher) -> i32 {
-    finish(dispatch(cli, launcher, None).await)
+    // The caller's runtime has no park hook: a trim collects the calling
+    // thread's heap and glibc's only.
+    let trims = Arc::new(http::heap_trim::HeapTrims::default());
+    finish(dispatch(cli, launcher, None, trims).await)
 }
 
 /// The exit code of a dispatched command; a failure is logged first.
@@ -181,11 +188,12 @@ fn serves(cli: &Cli) -> bool {
 }
 
 /// Runs `cli`'s command; a serving command uses `settings` when they were
-/// already read.
+/// already read, and trims the heap through `trims` (the runtime's).
 async fn dispatch(
     cli: Cli,
     launcher: Launcher,
     settings: Option<Result<Settings, ServerError>>,
+    trims: Arc<http::heap_trim::HeapTrims>,
 ) -> Result<i32, ServerError> {
     match &cli.command {
         #[cfg(feature = "demo")]
@@ -225,7 +233,7 @@ async fn dispatch(
             let settings = settings.unwrap_or_else(|| load_settings(&cli))?;
             let herald = Herald::build(settings)?;
             let shutdown = Shutdown::on_signals();
-            let serving = app::serve_discovering(&herald, shutdown.clone(), !cli.kb_only());
+            let serving = app::serve_discovering(&herald, shutdown.clone(), !cli.kb_only(), trims);
             let Some(served) = shutdown.unless_exit_now(serving).await else {
                 return Ok(shutdown::SECOND_SIGNAL_EXIT_CODE);
             };

@@ -17,7 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::LengthLimitError;
 
-use crate::http::heap_trim;
+use crate::http::heap_trim::{HeapTrims, LARGE_BODY};
 
 mod message;
 mod probe;
@@ -186,7 +186,7 @@ impl IntoResponse for Refusal {
 /// match it (else 400, -32020), and no more than
 /// [`probe::MAX_JSON_VALUES`] values ([`message`]).
 pub async fn guard(
-    State(policy): State<Arc<GuardPolicy>>,
+    State((policy, trims)): State<(Arc<GuardPolicy>, Arc<HeapTrims>)>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -213,12 +213,12 @@ pub async fn guard(
     if let Err(refused) = check_message(&parts.headers, &bytes) {
         return *refused;
     }
-    let large = bytes.len() >= heap_trim::LARGE_BODY;
+    let large = bytes.len() >= LARGE_BODY;
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
     if large {
-        heap_trim::after_large_body();
+        trims.after_large_body();
     }
     response
 }

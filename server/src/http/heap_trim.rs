@@ -6,10 +6,11 @@
 //! allocator, the `mimalloc` feature) purges its free pages only as later
 //! allocations pass by. Once a surge is over (the connections open fell by
 //! half of `http.max_connections`, at most [`SURGE`], from their highest since
-//! the last look), the watcher calls [`trim`] on a blocking thread: both
-//! allocators give their whole free pages back. mimalloc keeps a heap per
+//! the last look), the watcher calls [`HeapTrims::trim`] on a blocking thread:
+//! both allocators give their whole free pages back. mimalloc keeps a heap per
 //! thread, which only its own thread can collect: each runtime worker
-//! collects its heap the next time it parks ([`on_worker_park`]).
+//! collects its heap the next time it parks ([`HeapTrims::on_worker_park`],
+//! the hook of the runtime that owns the [`HeapTrims`]).
 //! docs/benchmarks.md, "RSS after a slow-client attack", has the figures.
 
 use std::cell::Cell;
@@ -26,47 +27,55 @@ pub const SURGE: usize = 512;
 const PERIOD: Duration = Duration::from_secs(2);
 
 /// A request body at least this big sets off a trim once it was answered
-/// ([`after_large_body`]).
+/// ([`HeapTrims::after_large_body`]).
 pub const LARGE_BODY: usize = 64 * 1024;
 /// How long a trim after large bodies waits (a burst of them is one trim).
 const LARGE_BODY_DELAY: Duration = Duration::from_secs(1);
-/// Whether a trim after large bodies is waiting.
-static LARGE_BODY_TRIM: AtomicBool = AtomicBool::new(false);
 
-/// How many trims were asked for: a worker that has seen fewer collects its
-/// heap when it parks. The allocator is the process's, so is this count.
-static TRIMS: AtomicU64 = AtomicU64::new(0);
+/// The heap trims asked for in one runtime: a worker that has seen fewer
+/// collects its heap when it parks. The runtime's builder owns one (its
+/// park hook); the HTTP server's watcher and its guard (after large bodies)
+/// ask for trims through it.
+#[derive(Debug, Default)]
+pub struct HeapTrims {
+    asked: AtomicU64,
+    /// Whether a trim after large bodies is waiting.
+    large_body_pending: AtomicBool,
+}
 
 thread_local! {
     /// The trims this thread has collected its heap for.
     static TRIMS_SEEN: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Returns the free pages of the heap to the system: mimalloc's (when the
-/// binary's allocator is mimalloc, and the `mimalloc` feature is built in)
-/// and glibc's (which the library's hosts, and C code in any process, use).
-/// The runtime's workers collect their own mimalloc heaps as they next park.
-pub fn trim() {
-    TRIMS.fetch_add(1, Ordering::Relaxed);
-    collect_this_thread();
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            // glibc, since 2.0: `int malloc_trim(size_t pad)`; safe to call at any time.
-            safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
-        }
-        malloc_trim(0);
-    }
-}
-
-/// The runtime's `on_thread_park` hook: after a trim was asked for, the
-/// worker about to park collects its own heap (once per trim). Otherwise an
-/// atomic load and a thread-local read.
-pub fn on_worker_park() {
-    let trims = TRIMS.load(Ordering::Relaxed);
-    if TRIMS_SEEN.get() != trims {
-        TRIMS_SEEN.set(trims);
+impl HeapTrims {
+    /// Returns the free pages of the heap to the system: mimalloc's (when
+    /// the binary's allocator is mimalloc, and the `mimalloc` feature is
+    /// built in) and glibc's (which the library's hosts, and C code in any
+    /// process, use). The runtime's workers collect their own mimalloc heaps
+    /// as they next park.
+    pub fn trim(&self) {
+        self.asked.fetch_add(1, Ordering::Relaxed);
         collect_this_thread();
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            unsafe extern "C" {
+                // glibc, since 2.0: `int malloc_trim(size_t pad)`; safe to call at any time.
+                safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
+            }
+            malloc_trim(0);
+        }
+    }
+
+    /// The runtime's `on_thread_park` hook: after a trim was asked for, the
+    /// worker about to park collects its own heap (once per trim).
+    /// Otherwise an atomic load and a thread-local read.
+    pub fn on_worker_park(&self) {
+        let asked = self.asked.load(Ordering::Relaxed);
+        if TRIMS_SEEN.get() != asked {
+            TRIMS_SEEN.set(asked);
+            collect_this_thread();
+        }
     }
 }
 
@@ -82,25 +91,35 @@ fn collect_this_thread() {
     }
 }
 
-/// A request with a body of [`LARGE_BODY`] or more was answered: the trees
-/// rmcp and the tools built from it are freed, but the allocator may keep
-/// their pages (64 calls of 200 KB at once, 100,000 JSON values each,
-/// left 158 MB resident 20 s later with nothing else happening). One trim, [`LARGE_BODY_DELAY`] after the first
-/// of a burst, gives them back. Call from within the runtime.
-pub fn after_large_body() {
-    if LARGE_BODY_TRIM.swap(true, Ordering::AcqRel) {
-        return;
+impl HeapTrims {
+    /// A request with a body of [`LARGE_BODY`] or more was answered: the
+    /// trees rmcp and the tools built from it are freed, but the allocator
+    /// may keep their pages (64 calls of 200 KB at once, 100,000 JSON values
+    /// each, left 158 MB resident 20 s later with nothing else happening).
+    /// One trim, [`LARGE_BODY_DELAY`] after the first of a burst, gives them
+    /// back. Call from within the runtime.
+    pub fn after_large_body(self: &Arc<Self>) {
+        if self.large_body_pending.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let trims = Arc::clone(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(LARGE_BODY_DELAY).await;
+            trims.large_body_pending.store(false, Ordering::Release);
+            let _ = tokio::task::spawn_blocking(move || trims.trim()).await;
+        });
     }
-    tokio::spawn(async {
-        tokio::time::sleep(LARGE_BODY_DELAY).await;
-        LARGE_BODY_TRIM.store(false, Ordering::Release);
-        let _ = tokio::task::spawn_blocking(trim).await;
-    });
 }
 
-/// Watches `table` until `stop` fires; trims the heap after each surge
-/// (see the module documentation; `max_connections` sets its size).
-pub async fn watch(table: Arc<ConnectionTable>, max_connections: usize, stop: Shutdown) {
+/// Watches `table` until `stop` fires; trims the heap through `trims`
+/// after each surge (see the module documentation; `max_connections` sets
+/// its size).
+pub async fn watch(
+    table: Arc<ConnectionTable>,
+    trims: Arc<HeapTrims>,
+    max_connections: usize,
+    stop: Shutdown,
+) {
     let surge = (max_connections / 2).clamp(16, SURGE);
     let mut tick = tokio::time::interval(PERIOD);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -116,7 +135,8 @@ pub async fn watch(table: Arc<ConnectionTable>, max_connections: usize, stop: Sh
                 highest,
                 "a surge of connections is over: trimming the heap"
             );
-            let _ = tokio::task::spawn_blocking(trim).await;
+            let trims = trims.clone();
+            let _ = tokio::task::spawn_blocking(move || trims.trim()).await;
         }
     }
 }
@@ -130,14 +150,15 @@ mod tests {
         // A thread that has seen every trim does nothing as it parks; after
         // a new trim it collects once, then is up to date again.
         std::thread::spawn(|| {
-            on_worker_park();
-            assert_eq!(TRIMS_SEEN.get(), TRIMS.load(Ordering::Relaxed));
-            trim();
-            let asked = TRIMS.load(Ordering::Relaxed);
+            let trims = HeapTrims::default();
+            trims.on_worker_park();
+            assert_eq!(TRIMS_SEEN.get(), trims.asked.load(Ordering::Relaxed));
+            trims.trim();
+            let asked = trims.asked.load(Ordering::Relaxed);
             assert!(TRIMS_SEEN.get() < asked);
-            on_worker_park();
+            trims.on_worker_park();
             assert_eq!(TRIMS_SEEN.get(), asked);
-            on_worker_park();
+            trims.on_worker_park();
             assert_eq!(TRIMS_SEEN.get(), asked);
         })
         .join()

@@ -58,13 +58,15 @@ use crate::mcp::handler::{HeraldServer, SERVER_NAME};
 use crate::shutdown::Shutdown;
 
 /// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`, and
-/// `metrics` at `/metrics` when given.
+/// `metrics` at `/metrics` when given; the guard trims the heap through
+/// `trims` after large bodies.
 pub fn router(
     server: HeraldServer,
     http: &HttpSettings,
     cancel: CancellationToken,
     readiness: Readiness,
     metrics: Option<Arc<MetricsEndpoint>>,
+    trims: Arc<heap_trim::HeapTrims>,
 ) -> Result<Router, ServerError> {
     let policy = Arc::new(
         GuardPolicy::new(
@@ -108,7 +110,7 @@ pub fn router(
     if http.tool_headers {
         mcp = mcp.layer(from_fn_with_state(toolbox, narrow));
     }
-    mcp = mcp.layer(from_fn_with_state(policy, guard));
+    mcp = mcp.layer(from_fn_with_state((policy, trims.clone()), guard));
     if let Some(gate) = &oauth {
         mcp = mcp.layer(from_fn_with_state(gate.clone(), require_token));
     }
@@ -209,16 +211,20 @@ pub async fn serve(
 ) -> Result<(), ServerError> {
     let readiness = Readiness::new(shutdown.clone(), server.toolbox().keeper().clone());
     readiness.mark_started();
-    serve_with(bound, server, http, shutdown, readiness).await
+    let trims = Arc::new(heap_trim::HeapTrims::default());
+    serve_with(bound, server, http, shutdown, readiness, trims).await
 }
 
-/// [`serve`] with a readiness the caller marks started.
+/// [`serve`] with a readiness the caller marks started, trimming the heap
+/// after a surge of connections through `trims` (the runtime's, whose
+/// workers collect their heaps as they park).
 pub async fn serve_with(
     bound: Bound,
     server: HeraldServer,
     http: &HttpSettings,
     shutdown: Shutdown,
     readiness: Readiness,
+    trims: Arc<heap_trim::HeapTrims>,
 ) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
     let table = Arc::new(ConnectionTable::default());
@@ -253,11 +259,19 @@ pub async fn serve_with(
         }
         (endpoint, _) => endpoint,
     };
-    let app = router(server, http, cancel.clone(), readiness, on_this_listener)?;
+    let app = router(
+        server,
+        http,
+        cancel.clone(),
+        readiness,
+        on_this_listener,
+        trims.clone(),
+    )?;
     // The connections' drain starts once the listener is closed.
     let drain = Shutdown::new();
     tokio::spawn(heap_trim::watch(
         table.clone(),
+        trims,
         max_connections,
         drain.clone(),
     ));
