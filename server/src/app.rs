@@ -225,7 +225,7 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
         && let Some(listener) = metrics::bind(metrics).await?
     {
         let endpoint = MetricsEndpoint::new(&herald.toolbox, None)?;
-        let limits = crate::http::conn::ConnectionLimits::of(&herald.settings.http);
+        let limits = crate::http::conn_state::ConnectionLimits::of(&herald.settings.http);
         tokio::spawn(metrics::serve(listener, endpoint, limits, shutdown.clone()));
     }
     let handler = herald.handler(CallerAuth::Configured);

@@ -31,7 +31,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-use crate::http::conn::{ConnState, Phase, busy_response};
+use crate::http::conn_state::{ConnState, Phase, busy_response};
 
 /// The open connections, for the connection limit and the drain.
 #[derive(Debug)]

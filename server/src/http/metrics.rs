@@ -2,7 +2,7 @@
 //! (prometheus-client), on the Streamable HTTP listener, or on a listener of
 //! its own when `metrics.port` is set (the only way over stdio). That
 //! listener goes through the same connection layer as the MCP one
-//! ([`crate::http::accept_until`]: at most [`MAX_CONNECTIONS`], each under
+//! ([`crate::http::accept::accept_until`]: at most [`MAX_CONNECTIONS`], each under
 //! the `http.*_timeout_s` limits). Either way, a scrape keeps to the Host
 //! rules (`http.allowed_hosts`, [`GuardPolicy::check_headers`]), and sends
 //! the bearer of `metrics.bearer_token` when it is set (compared in
@@ -34,7 +34,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::error::ServerError;
-use crate::http::conn::ConnectionLimits;
+use crate::http::conn_state::ConnectionLimits;
 use crate::http::conn_table::ConnectionTable;
 use crate::http::guard::{GuardPolicy, refusal};
 use crate::shutdown::Shutdown;
@@ -259,7 +259,7 @@ pub async fn serve(
     let table = Arc::new(ConnectionTable::default());
     let drain = Shutdown::new();
     let closing = async { shutdown.wait().await };
-    crate::http::accept_until(
+    crate::http::accept::accept_until(
         listener,
         closing,
         &endpoint.router(),

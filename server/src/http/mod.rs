@@ -19,8 +19,10 @@
 //! calls in flight get `http.drain_timeout_s` to finish, their answers
 //! carrying `Connection: close`; then every connection left is closed.
 
+pub(crate) mod accept;
 pub(crate) mod auth;
 pub(crate) mod conn;
+pub(crate) mod conn_state;
 pub(crate) mod conn_table;
 pub(crate) mod fd_limit;
 pub(crate) mod guard;
@@ -46,8 +48,9 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
+use crate::http::accept::accept_until;
 use crate::http::auth::{OAuthGate, require_token};
-use crate::http::conn::{ConnectionLimits, serve_connection};
+use crate::http::conn_state::ConnectionLimits;
 use crate::http::conn_table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
 use crate::http::guard::{GuardPolicy, guard};
 use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
@@ -316,60 +319,4 @@ pub async fn serve_with(
     }
     cancel.cancel();
     Ok(())
-}
-
-/// Accepts connections until `closing` is over, then drops the listener.
-/// Each is counted in `table` before the next accept (the limit is hard);
-/// each drains when `drain` fires.
-pub(crate) async fn accept_until(
-    listener: TcpListener,
-    closing: impl Future<Output = ()>,
-    app: &Router,
-    table: &Arc<ConnectionTable>,
-    limits: ConnectionLimits,
-    max_connections: usize,
-    drain: &Shutdown,
-) {
-    let mut last_warning: Option<Instant> = None;
-    tokio::pin!(closing);
-    loop {
-        let accepted = tokio::select! {
-            biased;
-            () = &mut closing => return,
-            accepted = listener.accept() => accepted,
-        };
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                // Out of file descriptors (or memory): wait, do not spin.
-                if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
-                    tracing::warn!(error = %e, "cannot accept connections; keep http.max_connections below the open-file limit (ulimit -n)");
-                    last_warning = Some(Instant::now());
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let full = table.len() >= max_connections;
-        let Some(admission) = table.admit(Some(peer.ip()), max_connections) else {
-            let table = table.clone();
-            tokio::spawn(async move { table.refuse(stream).await });
-            continue;
-        };
-        tokio::spawn(serve_connection(
-            stream,
-            admission,
-            app.clone(),
-            table.clone(),
-            limits,
-            drain.clone(),
-        ));
-        if full {
-            // The evicted connection's task closes its socket: let it run
-            // before the next accept, or a burst of reconnecting clients
-            // (the accept queue holds 4,096) outruns the closes and the
-            // descriptors run out (EMFILE) even below the limit.
-            tokio::task::yield_now().await;
-        }
-    }
 }
