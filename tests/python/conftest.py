@@ -134,6 +134,21 @@ class StderrCollector:
         self._thread.join(timeout)
 
 
+def run_bench(binaries: dict[str, str], script: str, *args: str, timeout: float = 180) -> dict:
+    """Runs `benches/<script> *args --assert` against the test binaries and
+    returns the JSON line it prints last; fails the test (with the result
+    and the end of its stderr) when the bench's own bounds were not met."""
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benches" / script), *args, "--assert"],
+        env={**os.environ, "HERALD_BIN": binaries["herald"], "SANDBOX_BIN": binaries["sandbox"]},
+        capture_output=True, text=True, timeout=timeout,
+    )
+    result = json.loads(run.stdout.strip().splitlines()[-1]) if run.stdout.strip() else {}
+    print(json.dumps(result))
+    assert run.returncode == 0, f"{result}\n{run.stderr[-2000:]}"
+    return result
+
+
 def stop(proc: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
     if proc.poll() is None:
         proc.send_signal(sig)

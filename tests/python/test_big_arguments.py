@@ -9,34 +9,16 @@ error the model can act on, and a legit 1 MiB write still reaches Keeper."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import http_session, text_of
+from conftest import http_session, run_bench, text_of
 
-ROOT = Path(__file__).resolve().parents[2]
 MAX_JSON_VALUES = 50_000  # server/src/http/guard/probe.rs
 
 
-def bench(binaries, *args: str) -> dict:
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "benches/big_arguments.py"), "--assert", *args],
-        env={**os.environ, "HERALD_BIN": binaries["herald"], "SANDBOX_BIN": binaries["sandbox"]},
-        capture_output=True, text=True, timeout=120,
-    )
-    result = json.loads(run.stdout.strip().splitlines()[-1]) if run.stdout.strip() else {}
-    print(json.dumps(result))
-    assert run.returncode == 0, f"{result}\n{run.stderr[-2000:]}"
-    return result
-
-
 def test_64_bodies_of_524000_zeros_stay_under_400_mb(binaries):
-    result = bench(binaries)
+    result = run_bench(binaries, "big_arguments.py")
     # Refused by the guard's probe before rmcp builds a tree: each gets the tool error.
     assert result["guard_tool_errors"] == 64, result
     assert result["rss_mb"]["peak"] < 400 and result["fell_under_after_mb_in_s"] is not None, result
@@ -45,7 +27,7 @@ def test_64_bodies_of_524000_zeros_stay_under_400_mb(binaries):
 @pytest.mark.parametrize("shape", ["array", "object"])
 def test_64_bodies_just_under_the_bound_stay_under_400_mb(binaries, shape):
     # These pass the guard: rmcp parses them and the tool answers (its own error).
-    result = bench(binaries, "--values", str(MAX_JSON_VALUES - 50), "--shape", shape)
+    result = run_bench(binaries, "big_arguments.py", "--values", str(MAX_JSON_VALUES - 50), "--shape", shape)
     assert result["statuses"] == {"200": 64} and result["guard_tool_errors"] == 0, result
 
 

@@ -13,32 +13,15 @@
 
 from __future__ import annotations
 
-import json
-import os
 import resource
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from conftest import run_bench
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def bench(binaries, script: str, *args: str) -> dict:
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "benches" / script), *args, "--assert"],
-        env={**os.environ, "HERALD_BIN": binaries["herald"], "SANDBOX_BIN": binaries["sandbox"]},
-        capture_output=True, text=True, timeout=120,
-    )
-    result = json.loads(run.stdout.strip().splitlines()[-1]) if run.stdout.strip() else {}
-    print(json.dumps(result))
-    assert run.returncode == 0, f"{result}\n{run.stderr[-2000:]}"
-    return result
 
 
 def test_clients_that_never_read_do_not_lock_others_out(binaries):
-    result = bench(binaries, "never_reading.py", "--attackers", "64", "--max-connections", "64", "--seconds", "8")
+    result = run_bench(binaries, "never_reading.py", "--attackers", "64", "--max-connections", "64", "--seconds", "8")
     assert result["attackers"] == 64
     assert result["all_answered_within_1s"], result
 
@@ -48,7 +31,7 @@ def test_an_idle_cycler_neither_closes_a_client_between_calls_nor_passes_the_lim
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard < attackers + 300:
         pytest.skip(f"the attack needs {attackers + 300} descriptors; the hard limit is {hard}")
-    result = bench(binaries, "idle_cycler.py", "--attackers", str(attackers), "--calls", "34")
+    result = run_bench(binaries, "idle_cycler.py", "--attackers", str(attackers), "--calls", "34")
     assert result["failed_calls"] <= 1, result
     assert result["most_connections_open"] <= 1024, result
     # The attack did cycle past the limit.
