@@ -12,7 +12,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use herald_server::Herald;
 use herald_server::http::readiness::Readiness;
-use herald_server::http::router;
+use herald_server::http::{HeapTrims, router};
 use herald_server::mcp::credential::CallerAuth;
 use herald_server::shutdown::Shutdown;
 use libfuzzer_sys::fuzz_target;
@@ -36,6 +36,7 @@ fn app() -> &'static Router {
             tokio_util::sync::CancellationToken::new(),
             readiness,
             None,
+            std::sync::Arc::new(HeapTrims::default()),
         )
         .expect("the router")
     })

@@ -60,6 +60,8 @@ use crate::http::tool_headers::narrow;
 use crate::mcp::handler::{HeraldServer, SERVER_NAME};
 use crate::shutdown::Shutdown;
 
+pub use crate::http::heap_trim::HeapTrims;
+
 /// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`, and
 /// `metrics` at `/metrics` when given; the guard trims the heap through
 /// `trims` after large bodies.
