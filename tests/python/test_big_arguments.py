@@ -31,6 +31,15 @@ def test_64_bodies_just_under_the_bound_stay_under_400_mb(binaries, shape):
     assert result["statuses"] == {"200": 64} and result["guard_tool_errors"] == 0, result
 
 
+def test_256_bodies_just_under_the_bound_share_one_budget(binaries):
+    # Each passes the per-request bound, but together they would hold ~1 GB of parsed trees
+    # (980 MB peak before the budget of values in flight): large requests now reserve their
+    # values (server/src/http/guard/budget.rs) and wait their turn; every one is answered.
+    result = run_bench(binaries, "big_arguments.py", "--connections", "256", "--values", str(MAX_JSON_VALUES - 50))
+    assert result["statuses"] == {"200": 256} and result["guard_tool_errors"] == 0, result
+    assert result["rss_mb"]["peak"] < 400, result
+
+
 @pytest.mark.anyio
 async def test_a_call_past_the_bound_gets_a_tool_error_and_a_1_mib_write_passes(sandbox, http_herald_factory):
     herald = http_herald_factory(sandbox.url, env={"LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true"})

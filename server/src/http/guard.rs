@@ -19,9 +19,11 @@ use http_body_util::LengthLimitError;
 
 use crate::http::heap_trim::{HeapTrims, LARGE_BODY};
 
+mod budget;
 mod message;
 mod probe;
 
+pub use budget::JsonBudget;
 use message::check_message;
 pub use message::refusal;
 
@@ -178,18 +180,32 @@ impl IntoResponse for Refusal {
     }
 }
 
+/// What the guard middleware holds for one listener.
+#[derive(Debug, Clone)]
+pub struct GuardState {
+    /// The Host, Origin and body rules.
+    pub policy: Arc<GuardPolicy>,
+    /// The runtime's heap trims (one after large bodies).
+    pub trims: Arc<HeapTrims>,
+    /// The JSON values the requests in flight may hold together.
+    pub budget: Arc<JsonBudget>,
+}
+
 /// The middleware: header checks, then the body limit (the body is read
 /// here, bounded, and handed on in one piece; broken chunked framing is a
 /// 400, not a 413), then the body itself, probed without building a tree
 /// ([`probe`]): JSON (else 400 with a parse error, -32700), one JSON-RPC
 /// message with each key once (else 400, -32600), routing headers that
 /// match it (else 400, -32020), and no more than
-/// [`probe::MAX_JSON_VALUES`] values ([`message`]).
-pub async fn guard(
-    State((policy, trims)): State<(Arc<GuardPolicy>, Arc<HeapTrims>)>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// [`probe::MAX_JSON_VALUES`] values ([`message`]); then a large request
+/// reserves its values in the listener's budget until it is answered
+/// ([`budget`]: 503 when it cannot within a few seconds).
+pub async fn guard(State(state): State<GuardState>, request: Request, next: Next) -> Response {
+    let GuardState {
+        policy,
+        trims,
+        budget,
+    } = state;
     if let Err(refusal) = policy.check_headers(request.uri(), request.headers()) {
         return refusal.into_response();
     }
@@ -210,13 +226,19 @@ pub async fn guard(
         Ok(bytes) => bytes,
         Err(e) => return unreadable(&e, limit),
     };
-    if let Err(refused) = check_message(&parts.headers, &bytes) {
-        return *refused;
-    }
+    let values = match check_message(&parts.headers, &bytes) {
+        Ok(values) => values,
+        Err(refused) => return *refused,
+    };
+    let reserved = match budget.reserve(values).await {
+        Ok(reserved) => reserved,
+        Err(busy) => return busy,
+    };
     let large = bytes.len() >= LARGE_BODY;
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
+    drop(reserved);
     if large {
         trims.after_large_body();
     }

@@ -52,7 +52,7 @@ use crate::http::accept::accept_until;
 use crate::http::auth::{OAuthGate, require_token};
 use crate::http::conn_state::ConnectionLimits;
 use crate::http::conn_table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
-use crate::http::guard::{GuardPolicy, guard};
+use crate::http::guard::{GuardPolicy, GuardState, JsonBudget, guard};
 use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
 use crate::http::oauth::metadata::WELL_KNOWN;
 use crate::http::readiness::{Readiness, readyz};
@@ -115,7 +115,12 @@ pub fn router(
     if http.tool_headers {
         mcp = mcp.layer(from_fn_with_state(toolbox, narrow));
     }
-    mcp = mcp.layer(from_fn_with_state((policy, trims.clone()), guard));
+    let guard_state = GuardState {
+        policy,
+        trims: trims.clone(),
+        budget: Arc::new(JsonBudget::default()),
+    };
+    mcp = mcp.layer(from_fn_with_state(guard_state, guard));
     if let Some(gate) = &oauth {
         mcp = mcp.layer(from_fn_with_state(gate.clone(), require_token));
     }

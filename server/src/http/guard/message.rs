@@ -12,7 +12,7 @@ use crate::http::routing_headers::{self, BodyFields};
 
 /// JSON-RPC's answers to a body that is not JSON, not one JSON-RPC message,
 /// too big a tree, or whose routing headers do not match it.
-pub(super) fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Box<Response>> {
+pub(super) fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<usize, Box<Response>> {
     let message = probe(bytes).map_err(|e| {
         let code = match e {
             ProbeError::NotJson(_) => -32700,
@@ -46,7 +46,7 @@ pub(super) fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<(), Box
         );
         return Err(Box::new(too_many_values(&message)));
     }
-    Ok(())
+    Ok(message.values)
 }
 
 /// The answer to a message past [`MAX_JSON_VALUES`]: to a tool call, a tool
