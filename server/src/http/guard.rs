@@ -199,7 +199,7 @@ pub struct GuardState {
 /// match it (else 400, -32020), and no more than
 /// [`probe::MAX_JSON_VALUES`] values ([`message`]); then a large request
 /// reserves its values in the listener's budget until it is answered
-/// ([`budget`]: 503 when it cannot within a few seconds).
+/// ([`budget`]: 503 when it cannot within 30 s).
 pub async fn guard(State(state): State<GuardState>, request: Request, next: Next) -> Response {
     let GuardState {
         policy,
