@@ -8,6 +8,7 @@ use reqwest::{RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::body::{CappedReadError, read_capped};
 use super::error::KeeperError;
 use super::retry::{is_retryable_status, retry_after, retry_delay};
 use super::{Credential, KeeperClient};
@@ -171,21 +172,12 @@ impl KeeperClient {
             }
         };
         self.inner.health.answered(response.status().as_u16());
-        if response.content_length().is_some_and(|len| len > limit) {
-            return Err(AttemptFailure::TooLarge);
-        }
-        let capacity = response
-            .content_length()
-            .unwrap_or(0)
-            .min(limit)
-            .min(1 << 20);
-        let mut body = Vec::with_capacity(capacity as usize);
-        while let Some(chunk) = response.chunk().await.map_err(unreachable)? {
-            if (body.len() + chunk.len()) as u64 > limit {
-                return Err(AttemptFailure::TooLarge);
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let body = read_capped(&mut response, limit)
+            .await
+            .map_err(|e| match e {
+                CappedReadError::TooLarge => AttemptFailure::TooLarge,
+                CappedReadError::Transport(e) => unreachable(e),
+            })?;
         Ok(Answer {
             status: response.status(),
             headers: response.headers().clone(),

@@ -25,6 +25,7 @@
 //!   call's, [`crate::telemetry::scope`]), and is counted by endpoint
 //!   template and status ([`KeeperClient::metrics`]).
 
+mod body;
 mod client_cell;
 mod endpoint;
 mod error;
@@ -43,6 +44,7 @@ use serde::de::DeserializeOwned;
 use crate::config::{KeeperSettings, Secret};
 use crate::telemetry::KeeperMetrics;
 use crate::tool::ToolCallError;
+pub use body::{CappedReadError, read_capped};
 use client_cell::ClientCell;
 use endpoint::{
     BRANCH_LOG, BRANCHES, CONTEXT, DIFF, EXECUTE, EXPLAIN, Endpoint, HISTORY, LINEAGE, Method,

@@ -103,10 +103,12 @@ impl CallerAuth {
     /// resource read's error message): with OAuth on, Keeper's
     /// `[unauthorized]` marks the request, so that the gate answers HTTP 401.
     pub fn note_answer(&self, extensions: &Extensions, is_error: bool, text: &str) {
-        let unauthorized = format!("[{}]", ProblemCode::Unauthorized.as_str());
         if *self == Self::OAuth
             && is_error
-            && text.starts_with(&unauthorized)
+            && text
+                .strip_prefix('[')
+                .and_then(|rest| rest.strip_prefix(ProblemCode::Unauthorized.as_str()))
+                .is_some_and(|rest| rest.starts_with(']'))
             && let Some(call) = oauth_call(extensions)
         {
             call.refused.store(true, Ordering::Release);

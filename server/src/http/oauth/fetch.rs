@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use herald_core::keeper::{CappedReadError, read_capped};
 use reqwest::{Client, RequestBuilder, redirect};
 use serde::de::DeserializeOwned;
 
@@ -66,22 +67,11 @@ pub(crate) async fn json<T: DeserializeOwned>(request: RequestBuilder) -> Result
     if !status.is_success() {
         return Err(FetchError::Status(status.as_u16()));
     }
-    if response
-        .content_length()
-        .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
-    {
-        return Err(FetchError::TooLarge);
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+    let body = read_capped(&mut response, MAX_ANSWER_BYTES as u64)
         .await
-        .map_err(|e| FetchError::Unreachable(e.without_url().to_string()))?
-    {
-        if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-            return Err(FetchError::TooLarge);
-        }
-        body.extend_from_slice(&chunk);
-    }
+        .map_err(|e| match e {
+            CappedReadError::TooLarge => FetchError::TooLarge,
+            CappedReadError::Transport(e) => FetchError::Unreachable(e.without_url().to_string()),
+        })?;
     serde_json::from_slice(&body).map_err(|e| FetchError::Invalid(e.to_string()))
 }
