@@ -9,64 +9,43 @@
 //! std::process::exit(code);
 //! ```
 //!
-//! Modules, in two rooms and a few at the top:
-//! - [`cli`]: the command line and the settings overrides it makes; the
-//!   commands are dispatched here;
+//! Five rooms (docs/architecture.md, "Inside `server`"):
+//! - [`cli`]: the command line and the settings overrides it makes, and the
+//!   one-shot commands ([`cli::commands`]: `call`, `tools`; [`cli::demo`];
+//!   [`cli::health`]: the container health check; [`cli::tool_tokens`]);
 //! - [`app`]: settings, the toolbox, the served tools, serving them;
-//! - [`mcp`], the MCP side: [`mcp::handler`] (tools, resources, prompt,
-//!   completion), [`mcp::served_tools`], [`mcp::credential`],
-//!   [`mcp::resources`], [`mcp::completion`], [`mcp::prompt`],
-//!   [`mcp::instructions`]; [`mcp::malformed_params`]: a served method's
-//!   params of the wrong shape (-32602);
-//! - [`http`], Streamable HTTP: the listener and the router
-//!   (`http/mod.rs`); [`http::guard`](mod@http::guard): DNS-rebinding
-//!   protection, body limit;
-//!   [`http::conn`]: each connection's time limits and its drain;
-//!   [`http::conn_table`]: the hard connection limit and whom to close to
-//!   make room; [`http::fd_limit`]: the open-file limit raised, the
-//!   connection limit kept below it; [`http::routing_headers`]:
-//!   `Mcp-Method`/`Mcp-Name` checked against the body; [`http::readiness`]:
-//!   `/readyz`; [`http::metrics`]: `/metrics`; [`http::auth`] and
-//!   [`http::oauth`]: the OAuth resource server (tokens checked before the
-//!   body is read, exchanged for Keeper; the protected resource metadata); [`http::tool_headers`]:
-//!   tool sets per request; [`http::heap_trim`]: the heap freed after a surge
-//!   of connections given back to the system;
-//! - [`shutdown`]: graceful shutdown on SIGTERM/SIGINT (stdio and HTTP), a
-//!   second signal exiting now, SIGHUP passed on (never fatal);
-//! - [`demo`] and [`commands`]: `demo`, `call`, `tools`; [`tool_tokens`]:
-//!   `tools --tokens`;
-//! - [`health`]: `health [URL]`, the container health check;
-//! - [`logging`]: the stderr log layer; [`log_buffer`]: its writer, lines
-//!   written together within 25 ms, off the calls' path, dropped and counted
-//!   while nobody reads stderr, flushed when `run_cli`'s guard is dropped; [`audit_file`]: `log.audit_file`;
-//! - [`remote_refresh`]: re-discovery of the remote MCP servers' tools
-//!   (SIGHUP, `mcp.refresh_interval_s`).
+//!   [`app::shutdown`]: SIGTERM/SIGINT (stdio and HTTP), a second signal
+//!   exiting now, SIGHUP passed on; [`app::remote_refresh`]: re-discovery of
+//!   the remote MCP servers' tools;
+//! - [`logging`]: the stderr log layer; [`logging::buffer`]: its writer,
+//!   lines written together off the calls' path, dropped and counted while
+//!   nobody reads stderr; [`logging::audit_file`]: `log.audit_file`;
+//! - [`http`], Streamable HTTP: the router and its policy (guard, OAuth,
+//!   routing and tool-set headers, `/readyz`, `/metrics`), and
+//!   [`http::connection`], the connection machinery (accept loop, limits,
+//!   table, open-file limit, heap trims);
+//! - [`mcp`], the MCP side: the handler (tools, resources, prompt,
+//!   completion) and what it serves.
 //!
 //! Public: [`run_cli`] (what the bindings call), [`run_cli_async`], the types
 //! re-exported here, and what the integration tests and the fuzz target
 //! reach ([`http`]'s `bind`/`serve`/`router`, [`http::readiness`],
 //! [`mcp::served_tools`], [`mcp::credential`], [`shutdown`]); everything
-//! else is `pub(crate)`.
+//! else is `pub(crate)`, and `unreachable_pub` keeps it so.
 
 // The list above names the crate-private modules too, for `cargo doc
 // --document-private-items` and whoever reads the source.
 #![allow(rustdoc::private_intra_doc_links)]
+#![warn(unreachable_pub)]
 
 pub(crate) mod app;
-pub(crate) mod audit_file;
 pub(crate) mod cli;
-pub(crate) mod commands;
-#[cfg(feature = "demo")]
-pub(crate) mod demo;
 pub(crate) mod error;
-pub(crate) mod health;
 pub mod http;
-pub(crate) mod log_buffer;
 pub(crate) mod logging;
 pub mod mcp;
-pub(crate) mod remote_refresh;
-pub mod shutdown;
-pub(crate) mod tool_tokens;
+
+pub use app::shutdown;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -100,7 +79,7 @@ pub fn run_cli(args: Vec<String>) -> i32 {
     let settings = serves(&cli).then(|| load_settings(&cli));
     let stdio = matches!(&settings, Some(Ok(s)) if s.transport == Transport::Stdio);
     // The heap trims of this runtime: its workers collect their heaps as they park.
-    let trims = Arc::new(http::heap_trim::HeapTrims::default());
+    let trims = Arc::new(http::connection::heap_trim::HeapTrims::default());
     let runtime = if stdio {
         herald_core::runtime::current_thread("lorebase-herald")
     } else {
@@ -164,7 +143,7 @@ fn parse(args: &[String]) -> Result<(Cli, Launcher), i32> {
 pub(crate) async fn run(cli: Cli, launcher: Launcher) -> i32 {
     // The caller's runtime has no park hook: a trim collects the calling
     // thread's heap and glibc's only.
-    let trims = Arc::new(http::heap_trim::HeapTrims::default());
+    let trims = Arc::new(http::connection::heap_trim::HeapTrims::default());
     finish(dispatch(cli, launcher, None, trims).await)
 }
 
@@ -193,11 +172,11 @@ async fn dispatch(
     cli: Cli,
     launcher: Launcher,
     settings: Option<Result<Settings, ServerError>>,
-    trims: Arc<http::heap_trim::HeapTrims>,
+    trims: Arc<http::connection::heap_trim::HeapTrims>,
 ) -> Result<i32, ServerError> {
     match &cli.command {
         #[cfg(feature = "demo")]
-        Some(Command::Demo) => demo::run(&cli, &launcher).await,
+        Some(Command::Demo) => cli::demo::run(&cli, &launcher).await,
         #[cfg(not(feature = "demo"))]
         Some(Command::Demo) => {
             let _ = &launcher;
@@ -209,14 +188,14 @@ async fn dispatch(
             let herald = Herald::build(load_settings(&cli)?)?;
             herald.discover_remote().await;
             let format = if *tokens { None } else { Some(*format) };
-            let printed = commands::print_tools(&herald, format);
+            let printed = cli::commands::print_tools(&herald, format);
             herald.toolbox.close_remote().await;
             printed.map(|()| 0)
         }
         Some(Command::Call { tool, json }) => {
             let herald = Herald::build(load_settings(&cli)?)?;
             herald.discover_remote().await;
-            let called = commands::call(&herald, tool, json.as_deref()).await;
+            let called = cli::commands::call(&herald, tool, json.as_deref()).await;
             // Before the runtime stops: a session task cancelled while it
             // closes its transport logs an error after a successful call.
             herald.toolbox.close_remote().await;
@@ -224,10 +203,10 @@ async fn dispatch(
         }
         Some(Command::Health { url }) => {
             let target = match url {
-                Some(_) => health::target(url.as_deref(), &Settings::default())?,
-                None => health::target(None, &load_settings(&cli)?)?,
+                Some(_) => cli::health::target(url.as_deref(), &Settings::default())?,
+                None => cli::health::target(None, &load_settings(&cli)?)?,
             };
-            health::check(&target).await
+            cli::health::check(&target).await
         }
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
             let settings = settings.unwrap_or_else(|| load_settings(&cli))?;

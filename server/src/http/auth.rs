@@ -37,7 +37,7 @@ use crate::mcp::credential::{CredentialError, OAuthCall, bearer};
 
 /// The gate's state: the resource server and its metadata.
 #[derive(Debug)]
-pub struct OAuthGate {
+pub(crate) struct OAuthGate {
     server: ResourceServer,
     metadata: Arc<ProtectedResource>,
     policy: Arc<GuardPolicy>,
@@ -45,7 +45,7 @@ pub struct OAuthGate {
 
 impl OAuthGate {
     /// From the settings; `None` without `http.authorization_servers`.
-    pub fn from_settings(
+    pub(crate) fn from_settings(
         settings: &Settings,
         policy: Arc<GuardPolicy>,
     ) -> Result<Option<Arc<Self>>, String> {
@@ -66,7 +66,7 @@ impl OAuthGate {
     }
 
     /// The routes of the protected resource metadata.
-    pub fn metadata_router(&self) -> Router {
+    pub(crate) fn metadata_router(&self) -> Router {
         self.metadata.router()
     }
 
@@ -95,7 +95,7 @@ impl OAuthGate {
 }
 
 /// The middleware on the MCP path (see the module documentation).
-pub async fn require_token(
+pub(crate) async fn require_token(
     State(gate): State<Arc<OAuthGate>>,
     mut request: Request,
     next: Next,

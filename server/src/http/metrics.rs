@@ -2,7 +2,7 @@
 //! (prometheus-client), on the Streamable HTTP listener, or on a listener of
 //! its own when `metrics.port` is set (the only way over stdio). That
 //! listener goes through the same connection layer as the MCP one
-//! ([`crate::http::accept::accept_until`]: at most [`MAX_CONNECTIONS`], each under
+//! ([`crate::http::connection::accept::accept_until`]: at most [`MAX_CONNECTIONS`], each under
 //! the `http.*_timeout_s` limits). Either way, a scrape keeps to the Host
 //! rules (`http.allowed_hosts`, [`GuardPolicy::check_headers`]), and sends
 //! the bearer of `metrics.bearer_token` when it is set (compared in
@@ -33,18 +33,18 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
+use crate::app::shutdown::Shutdown;
 use crate::error::ServerError;
-use crate::http::conn_state::ConnectionLimits;
-use crate::http::conn_table::ConnectionTable;
+use crate::http::connection::state::ConnectionLimits;
+use crate::http::connection::table::ConnectionTable;
 use crate::http::guard::{GuardPolicy, refusal};
-use crate::shutdown::Shutdown;
 
 /// The path metrics are served on.
-pub const METRICS_PATH: &str = "/metrics";
+pub(crate) const METRICS_PATH: &str = "/metrics";
 
 /// Most connections open at once on a metrics listener of its own (a
 /// scraper needs one or two).
-pub const MAX_CONNECTIONS: usize = 64;
+pub(crate) const MAX_CONNECTIONS: usize = 64;
 
 /// The metrics of one Herald, ready to encode, and who may read them.
 #[derive(Debug)]
@@ -228,7 +228,7 @@ fn put(
 }
 
 /// Binds the metrics listener of its own (`metrics.host:metrics.port`).
-pub async fn bind(
+pub(crate) async fn bind(
     settings: &MetricsSettings,
 ) -> Result<Option<tokio::net::TcpListener>, ServerError> {
     let Some(port) = settings.port else {
@@ -246,7 +246,7 @@ pub async fn bind(
 
 /// Serves `GET /metrics` on `listener` until `shutdown` fires, each
 /// connection under `limits`, at most [`MAX_CONNECTIONS`] at once.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     endpoint: Arc<MetricsEndpoint>,
     limits: ConnectionLimits,
@@ -259,7 +259,7 @@ pub async fn serve(
     let table = Arc::new(ConnectionTable::default());
     let drain = Shutdown::new();
     let closing = async { shutdown.wait().await };
-    crate::http::accept::accept_until(
+    crate::http::connection::accept::accept_until(
         listener,
         closing,
         &endpoint.router(),

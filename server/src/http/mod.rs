@@ -6,7 +6,7 @@
 //! (liveness), `GET /readyz` ([`crate::http::readiness`]), `GET /metrics`
 //! ([`crate::http::metrics`], unless it has a port of its own), the protected
 //! resource metadata; and the listener: at most `http.max_connections`
-//! connections, each under its time limits ([`crate::http::conn`]), and a
+//! connections, each under its time limits ([`crate::http::connection`]), and a
 //! bounded drain on SIGTERM/SIGINT.
 //!
 //! Stateless with JSON responses by default (`http.stateless`,
@@ -19,14 +19,9 @@
 //! calls in flight get `http.drain_timeout_s` to finish, their answers
 //! carrying `Connection: close`; then every connection left is closed.
 
-pub(crate) mod accept;
 pub(crate) mod auth;
-pub(crate) mod conn;
-pub(crate) mod conn_state;
-pub(crate) mod conn_table;
-pub(crate) mod fd_limit;
+pub(crate) mod connection;
 pub(crate) mod guard;
-pub(crate) mod heap_trim;
 pub(crate) mod metrics;
 pub(crate) mod oauth;
 pub mod readiness;
@@ -47,20 +42,20 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::app::shutdown::Shutdown;
 use crate::error::ServerError;
-use crate::http::accept::accept_until;
 use crate::http::auth::{OAuthGate, require_token};
-use crate::http::conn_state::ConnectionLimits;
-use crate::http::conn_table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
+use crate::http::connection::accept::accept_until;
+use crate::http::connection::state::ConnectionLimits;
+use crate::http::connection::table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
 use crate::http::guard::{GuardPolicy, GuardState, JsonBudget, guard};
 use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
 use crate::http::oauth::metadata::WELL_KNOWN;
 use crate::http::readiness::{Readiness, readyz};
 use crate::http::tool_headers::narrow;
 use crate::mcp::handler::{HeraldServer, SERVER_NAME};
-use crate::shutdown::Shutdown;
 
-pub use crate::http::heap_trim::HeapTrims;
+pub use crate::http::connection::heap_trim::HeapTrims;
 
 /// The Axum app: `path` (default `/mcp`), `/healthz` and `/readyz`, and
 /// `metrics` at `/metrics` when given; the guard trims the heap through
@@ -71,7 +66,7 @@ pub fn router(
     cancel: CancellationToken,
     readiness: Readiness,
     metrics: Option<Arc<MetricsEndpoint>>,
-    trims: Arc<heap_trim::HeapTrims>,
+    trims: Arc<HeapTrims>,
 ) -> Result<Router, ServerError> {
     let policy = Arc::new(
         GuardPolicy::new(
@@ -221,7 +216,7 @@ pub async fn serve(
 ) -> Result<(), ServerError> {
     let readiness = Readiness::new(shutdown.clone(), server.toolbox().keeper().clone());
     readiness.mark_started();
-    let trims = Arc::new(heap_trim::HeapTrims::default());
+    let trims = Arc::new(HeapTrims::default());
     serve_with(bound, server, http, shutdown, readiness, trims).await
 }
 
@@ -234,7 +229,7 @@ pub async fn serve_with(
     http: &HttpSettings,
     shutdown: Shutdown,
     readiness: Readiness,
-    trims: Arc<heap_trim::HeapTrims>,
+    trims: Arc<HeapTrims>,
 ) -> Result<(), ServerError> {
     let cancel = CancellationToken::new();
     let table = Arc::new(ConnectionTable::default());
@@ -247,7 +242,7 @@ pub async fn serve_with(
     } else {
         0
     };
-    let max_connections = crate::http::fd_limit::connection_limit(
+    let max_connections = crate::http::connection::fd_limit::connection_limit(
         http.max_connections,
         MAX_REFUSALS_IN_FLIGHT + metrics_share,
     );
@@ -279,7 +274,7 @@ pub async fn serve_with(
     )?;
     // The connections' drain starts once the listener is closed.
     let drain = Shutdown::new();
-    tokio::spawn(heap_trim::watch(
+    tokio::spawn(connection::heap_trim::watch(
         table.clone(),
         trims,
         max_connections,

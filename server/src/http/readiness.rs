@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use herald_core::keeper::KeeperClient;
 use serde_json::{Value, json};
 
-use crate::shutdown::Shutdown;
+use crate::app::shutdown::Shutdown;
 
 /// The readiness of one Herald: started, draining, and Keeper's last answers.
 #[derive(Debug, Clone)]

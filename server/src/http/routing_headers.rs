@@ -15,12 +15,12 @@ use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
 
 /// The JSON-RPC method.
-pub const MCP_METHOD: &str = "mcp-method";
+pub(crate) const MCP_METHOD: &str = "mcp-method";
 /// The tool or prompt name, or the resource URI.
-pub const MCP_NAME: &str = "mcp-name";
+pub(crate) const MCP_NAME: &str = "mcp-name";
 /// `lorebase_execute`'s `idempotency_key`, which makes a write safe to resend
 /// (its input schema marks it `x-mcp-header: Idempotency-Key`).
-pub const MCP_IDEMPOTENCY_KEY: &str = "mcp-param-idempotency-key";
+pub(crate) const MCP_IDEMPOTENCY_KEY: &str = "mcp-param-idempotency-key";
 
 /// Methods whose `Mcp-Name` is `params.name`.
 const NAME_FROM_NAME: [&str; 2] = ["tools/call", "prompts/get"];
@@ -34,7 +34,7 @@ const NAME_FROM_URI: [&str; 3] = [
 /// The body's fields the routing headers mirror (the guard's probe of the
 /// body reads them: [`crate::http::guard`](mod@crate::http::guard)).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BodyFields<'a> {
+pub(crate) struct BodyFields<'a> {
     /// `method`, when it is a string.
     pub method: Option<&'a str>,
     /// `params.name`, when it is a string.
@@ -48,7 +48,7 @@ pub struct BodyFields<'a> {
 /// Checks the routing headers sent against the fields of one JSON-RPC
 /// message (the guard refuses batches before). Absent headers are fine
 /// here: rmcp requires them from protocol revision 2026-07-28 on.
-pub fn check(headers: &HeaderMap, body: &BodyFields<'_>) -> Result<(), String> {
+pub(crate) fn check(headers: &HeaderMap, body: &BodyFields<'_>) -> Result<(), String> {
     if ![MCP_METHOD, MCP_NAME, MCP_IDEMPOTENCY_KEY]
         .into_iter()
         .any(|name| headers.contains_key(name))

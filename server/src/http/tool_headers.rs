@@ -26,14 +26,14 @@ use herald_core::tools::{ToolNarrowing, Toolbox};
 use crate::http::guard::refusal;
 
 /// Only tools that do not write.
-pub const READONLY: HeaderName = HeaderName::from_static("x-mcp-readonly");
+pub(crate) const READONLY: HeaderName = HeaderName::from_static("x-mcp-readonly");
 /// Only the tools of these groups.
-pub const TOOLSETS: HeaderName = HeaderName::from_static("x-mcp-toolsets");
+pub(crate) const TOOLSETS: HeaderName = HeaderName::from_static("x-mcp-toolsets");
 /// Only these tools.
-pub const TOOLS: HeaderName = HeaderName::from_static("x-mcp-tools");
+pub(crate) const TOOLS: HeaderName = HeaderName::from_static("x-mcp-tools");
 
 /// The narrowing the headers ask for (none when they are absent or empty).
-pub fn narrowing(headers: &HeaderMap) -> ToolNarrowing {
+pub(crate) fn narrowing(headers: &HeaderMap) -> ToolNarrowing {
     ToolNarrowing {
         read_only: headers.get_all(READONLY).iter().any(|v| {
             let v = String::from_utf8_lossy(v.as_bytes())
@@ -65,7 +65,7 @@ fn names(headers: &HeaderMap, name: &HeaderName) -> Option<Vec<String>> {
 /// The middleware on the MCP path: reads the headers, refuses unknown names
 /// (400), and hands the narrowing to the handler in the request's
 /// extensions.
-pub async fn narrow(
+pub(crate) async fn narrow(
     State(toolbox): State<Arc<Toolbox>>,
     mut request: Request,
     next: Next,

@@ -20,11 +20,11 @@ use crate::mcp::prompt::GUIDE_NAME;
 use crate::mcp::resources::{LENS_TEMPLATE, RECORD_TEMPLATE, SCHEMA_TEMPLATE};
 
 /// Most values returned (the MCP limit is 100).
-pub const MAX_VALUES: usize = 50;
+pub(crate) const MAX_VALUES: usize = 50;
 
 /// What to complete: one argument of a template or of the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// A Domain name.
     Domain,
     /// A Kind of the Domain.
@@ -38,7 +38,7 @@ pub enum Target {
 }
 
 /// Which argument a request completes.
-pub fn target(reference: &Reference, argument: &str) -> Target {
+pub(crate) fn target(reference: &Reference, argument: &str) -> Target {
     let known_ref = match reference {
         Reference::Resource(r) => {
             [SCHEMA_TEMPLATE, LENS_TEMPLATE, RECORD_TEMPLATE].contains(&r.uri.as_str())
@@ -59,7 +59,7 @@ pub fn target(reference: &Reference, argument: &str) -> Target {
 }
 
 /// Answers `completion/complete`.
-pub async fn complete(
+pub(crate) async fn complete(
     toolbox: &Toolbox,
     request: &CompleteRequestParams,
     credential: Option<&Credential>,
@@ -99,7 +99,7 @@ pub async fn complete(
 
 /// Keeps the values that start with `prefix` (case-insensitively), sorted,
 /// at most [`MAX_VALUES`], saying whether there were more.
-pub fn info(values: Vec<String>, prefix: &str) -> CompletionInfo {
+pub(crate) fn info(values: Vec<String>, prefix: &str) -> CompletionInfo {
     let lower = prefix.to_lowercase();
     let mut matching: Vec<String> = values
         .into_iter()

@@ -27,16 +27,16 @@ use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
 use crate::mcp::{completion, malformed_params, prompt, resources};
 
 /// The server's name in `serverInfo`.
-pub const SERVER_NAME: &str = "lorebase-herald";
+pub(crate) const SERVER_NAME: &str = "lorebase-herald";
 
 /// How long a host may keep the tool list (and the discovery answer) when
 /// no remote server is configured: the list is fixed for a given
 /// configuration (a restart with other settings is a new process).
-pub const FIXED_LIST_TTL_MS: u64 = 3_600_000;
+pub(crate) const FIXED_LIST_TTL_MS: u64 = 3_600_000;
 
 /// The same with remote servers that are re-discovered only on SIGHUP
 /// (`mcp.refresh_interval_s: 0`): their tools may come and go.
-pub const REMOTE_LIST_TTL_MS: u64 = 60_000;
+pub(crate) const REMOTE_LIST_TTL_MS: u64 = 60_000;
 
 /// Whether the request was made under protocol 2026-07-28 or later (its
 /// results carry cache hints; older revisions do not define them).
@@ -212,7 +212,7 @@ fn call_origin(context: &RequestContext<RoleServer>) -> CallOrigin<'_> {
 
 /// A rendered answer as an MCP tool result: the text block, `isError`, and
 /// `structuredContent` for the `json` format.
-pub fn to_call_result(out: RenderedOutput) -> CallToolResult {
+pub(crate) fn to_call_result(out: RenderedOutput) -> CallToolResult {
     let content = vec![ContentBlock::text(out.text)];
     let mut result = if out.is_error {
         CallToolResult::error(content)
@@ -227,7 +227,7 @@ pub fn to_call_result(out: RenderedOutput) -> CallToolResult {
 
 /// The protocol error for an unknown tool: JSON-RPC invalid params (-32602),
 /// as the MCP specification says, with the tools `available` to the caller.
-pub fn unknown_tool(name: &str, available: &[Tool]) -> McpError {
+pub(crate) fn unknown_tool(name: &str, available: &[Tool]) -> McpError {
     let mut shown: String = name.chars().take(100).collect();
     if shown.len() < name.len() {
         shown.push('…');

@@ -24,7 +24,7 @@ const ECHO_CHARS: usize = 300;
 
 /// Why `params` do not fit `method` (the field and what was expected), for
 /// a method Herald serves; `None` for any other method.
-pub fn invalid_params(method: &str, params: Option<&Value>) -> Option<McpError> {
+pub(crate) fn invalid_params(method: &str, params: Option<&Value>) -> Option<McpError> {
     let problem = if method == CallToolRequestMethod::VALUE {
         problem::<CallToolRequestParams>(params, true)
     } else if method == ReadResourceRequestMethod::VALUE {

@@ -6,13 +6,13 @@ use rmcp::model::{GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMes
 use serde_json::Value;
 
 /// The prompt's name.
-pub const GUIDE_NAME: &str = "lorebase_guide";
+pub(crate) const GUIDE_NAME: &str = "lorebase_guide";
 
 /// Longest `domain` or `task` argument accepted, in characters.
-pub const MAX_ARGUMENT_CHARS: usize = 2000;
+pub(crate) const MAX_ARGUMENT_CHARS: usize = 2000;
 
 /// The prompt's definition (`prompts/list`).
-pub fn definition() -> Prompt {
+pub(crate) fn definition() -> Prompt {
     Prompt::new(
         GUIDE_NAME,
         Some(
@@ -34,7 +34,7 @@ pub fn definition() -> Prompt {
 
 /// Renders the prompt for `arguments` (unknown arguments are refused; so are
 /// non-string or overlong values).
-pub fn render(
+pub(crate) fn render(
     arguments: Option<&JsonObject>,
     default_domain: Option<&str>,
 ) -> Result<GetPromptResult, McpError> {
@@ -82,7 +82,7 @@ pub fn render(
 }
 
 /// The guide's text.
-pub fn guide_text(domain: Option<&str>, task: Option<&str>) -> String {
+pub(crate) fn guide_text(domain: Option<&str>, task: Option<&str>) -> String {
     let mut out = String::new();
     match domain {
         Some(d) => out.push_str(&format!(

@@ -15,17 +15,17 @@ use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTempla
 use serde_json::{Map, Value, json};
 
 /// The URI scheme.
-pub const SCHEME: &str = "lorebase://";
+pub(crate) const SCHEME: &str = "lorebase://";
 /// The schema template.
-pub const SCHEMA_TEMPLATE: &str = "lorebase://{domain}/schema";
+pub(crate) const SCHEMA_TEMPLATE: &str = "lorebase://{domain}/schema";
 /// The lens template.
-pub const LENS_TEMPLATE: &str = "lorebase://{domain}/lenses/{lens}";
+pub(crate) const LENS_TEMPLATE: &str = "lorebase://{domain}/lenses/{lens}";
 /// The Record template.
-pub const RECORD_TEMPLATE: &str = "lorebase://{domain}/{kind}/{key}";
+pub(crate) const RECORD_TEMPLATE: &str = "lorebase://{domain}/{kind}/{key}";
 
 /// A parsed resource URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResourceUri {
+pub(crate) enum ResourceUri {
     /// `lorebase://{domain}/schema`.
     Schema {
         /// The Domain.
@@ -51,7 +51,7 @@ impl ResourceUri {
     /// What an audit line names of a read of `uri`: its template and its
     /// Domain (never a Record's key or a lens name: like a tool call's
     /// argument values, they are not logged).
-    pub fn audited(uri: &str) -> (&'static str, String) {
+    pub(crate) fn audited(uri: &str) -> (&'static str, String) {
         match Self::parse(uri) {
             Ok(Self::Schema { domain }) => (SCHEMA_TEMPLATE, domain),
             Ok(Self::Lens { domain, .. }) => (LENS_TEMPLATE, domain),
@@ -66,11 +66,11 @@ impl ResourceUri {
 #[error(
     "not a Lorebase resource URI: {0:?} (expected lorebase://{{domain}}/schema, lorebase://{{domain}}/lenses/{{lens}} or lorebase://{{domain}}/{{kind}}/{{key}})"
 )]
-pub struct UriError(pub String);
+pub(crate) struct UriError(pub String);
 
 impl ResourceUri {
     /// Parses a URI; segments are percent-decoded.
-    pub fn parse(uri: &str) -> Result<Self, UriError> {
+    pub(crate) fn parse(uri: &str) -> Result<Self, UriError> {
         let err = || UriError(uri.chars().take(200).collect());
         let rest = uri.strip_prefix(SCHEME).ok_or_else(err)?;
         if rest.contains(['?', '#']) {
@@ -99,7 +99,7 @@ impl ResourceUri {
     }
 
     /// The URI of this resource (segments percent-encoded as needed).
-    pub fn to_uri(&self) -> String {
+    pub(crate) fn to_uri(&self) -> String {
         match self {
             Self::Schema { domain } => format!("{SCHEME}{}/schema", encode(domain)),
             Self::Lens { domain, lens } => {
@@ -121,7 +121,7 @@ impl ResourceUri {
 }
 
 /// Percent-decodes one segment; `None` for a bad escape or invalid UTF-8.
-pub fn decode(segment: &str) -> Option<String> {
+pub(crate) fn decode(segment: &str) -> Option<String> {
     let bytes = segment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -140,7 +140,7 @@ pub fn decode(segment: &str) -> Option<String> {
 }
 
 /// Percent-encodes one segment (everything but RFC 3986 unreserved characters).
-pub fn encode(segment: &str) -> String {
+pub(crate) fn encode(segment: &str) -> String {
     let mut out = String::with_capacity(segment.len());
     for b in segment.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
@@ -153,7 +153,7 @@ pub fn encode(segment: &str) -> String {
 }
 
 /// The three templates (`resources/templates/list`).
-pub fn templates() -> Vec<ResourceTemplate> {
+pub(crate) fn templates() -> Vec<ResourceTemplate> {
     vec![
         ResourceTemplate::new(SCHEMA_TEMPLATE, "schema")
             .with_title("Lorebase Domain schema")
@@ -178,7 +178,7 @@ pub fn templates() -> Vec<ResourceTemplate> {
 
 /// The concrete resources (`resources/list`): the schema of the default
 /// Domain, when one is configured.
-pub fn listed(default_domain: Option<&str>) -> Vec<Resource> {
+pub(crate) fn listed(default_domain: Option<&str>) -> Vec<Resource> {
     default_domain
         .map(|domain| {
             let uri = ResourceUri::Schema {
@@ -195,7 +195,7 @@ pub fn listed(default_domain: Option<&str>) -> Vec<Resource> {
 }
 
 /// Reads one resource with the caller's credential.
-pub async fn read(
+pub(crate) async fn read(
     toolbox: &Toolbox,
     uri: &str,
     credential: &Credential,
@@ -267,7 +267,7 @@ async fn tool_text(
 /// A failed read as a protocol error: `not-found` is the MCP "resource not
 /// found" (-32002), `validation-failed` invalid params, the rest internal
 /// errors; the message is the full `[code] message ... next:` text.
-pub fn problem_error(text: String) -> McpError {
+pub(crate) fn problem_error(text: String) -> McpError {
     if text.starts_with("[not-found]") {
         McpError::resource_not_found(text, None)
     } else if text.starts_with("[validation-failed]") {
@@ -278,7 +278,7 @@ pub fn problem_error(text: String) -> McpError {
 }
 
 /// Keeper's full schema of `domain` on the default branch.
-pub async fn full_schema(
+pub(crate) async fn full_schema(
     toolbox: &Toolbox,
     domain: &str,
     credential: &Credential,
@@ -299,7 +299,7 @@ pub async fn full_schema(
 }
 
 /// A lens with its resolved members, or `None` when the schema has no such lens.
-pub fn lens_members(schema: &Schema, lens: &str) -> Option<Value> {
+pub(crate) fn lens_members(schema: &Schema, lens: &str) -> Option<Value> {
     let def = schema.lenses.iter().find(|l| l.name == lens)?;
     let kinds: Vec<&_> = schema
         .kinds

@@ -16,20 +16,20 @@ use super::message::refusal;
 /// The JSON values the requests in flight may hold together: about 85 MB of
 /// parsed trees (rmcp's parse and the tool's checks cost ~85 bytes a value
 /// at their peak; docs/benchmarks.md, "Bodies that expand in memory").
-pub const MAX_JSON_VALUES_IN_FLIGHT: usize = 1_000_000;
+pub(super) const MAX_JSON_VALUES_IN_FLIGHT: usize = 1_000_000;
 
 /// A request of at most this many values reserves nothing: 1,024 of them at
 /// once hold under 100 MB, and an ordinary call never waits behind large ones.
-pub const SMALL_REQUEST_VALUES: usize = 1_024;
+pub(super) const SMALL_REQUEST_VALUES: usize = 1_024;
 
 /// How long a large request may wait for its reservation: long enough for
 /// 256 calls at the per-request bound to pass one after another on a loaded
 /// 2-core machine (about 30 a second in a debug build).
-pub const WAIT: Duration = Duration::from_secs(30);
+pub(super) const WAIT: Duration = Duration::from_secs(30);
 
 /// The budget of one listener.
 #[derive(Debug)]
-pub struct JsonBudget {
+pub(crate) struct JsonBudget {
     values: Semaphore,
     wait: Duration,
 }
@@ -43,7 +43,7 @@ impl Default for JsonBudget {
 impl JsonBudget {
     /// A budget of `values` JSON values in flight; a reservation waits at
     /// most `wait`.
-    pub fn new(values: usize, wait: Duration) -> Self {
+    pub(crate) fn new(values: usize, wait: Duration) -> Self {
         Self {
             values: Semaphore::new(values),
             wait,
@@ -52,7 +52,10 @@ impl JsonBudget {
 
     /// Reserves `values` for one request until the permit is dropped; none
     /// for a small request. `Err`: the 503 to answer, after the budget's wait.
-    pub async fn reserve(&self, values: usize) -> Result<Option<SemaphorePermit<'_>>, Response> {
+    pub(crate) async fn reserve(
+        &self,
+        values: usize,
+    ) -> Result<Option<SemaphorePermit<'_>>, Response> {
         if values <= SMALL_REQUEST_VALUES {
             return Ok(None);
         }

@@ -85,7 +85,7 @@ fn too_many_values(message: &Message<'_>) -> Response {
 }
 
 /// A refusal with a JSON-RPC error body.
-pub fn refusal(status: StatusCode, code: i64, message: &str) -> Response {
+pub(crate) fn refusal(status: StatusCode, code: i64, message: &str) -> Response {
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     (
         status,

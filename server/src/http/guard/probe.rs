@@ -22,14 +22,14 @@ use serde::de::{
 /// cost ~85 bytes a value at their peak, so one message at the bound ~4 MB,
 /// 64 at once ~310 MB (benches/big_arguments.py, docs/benchmarks.md); the
 /// attack of issue 27 (524,000 zeros in 1 MiB) cost ~40 MB each.
-pub const MAX_JSON_VALUES: usize = 50_000;
+pub(super) const MAX_JSON_VALUES: usize = 50_000;
 
 /// The most keys a message's top level may have (JSON-RPC defines five).
 const MAX_TOP_LEVEL_KEYS: usize = 16;
 
 /// A JSON-RPC `id` as the body gave it (echoed in an answer the guard writes).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Id<'a> {
+pub(super) enum Id<'a> {
     /// A number.
     Number(serde_json::Number),
     /// A string.
@@ -40,7 +40,7 @@ pub enum Id<'a> {
 
 /// What the probe kept of one JSON-RPC message.
 #[derive(Debug, Default)]
-pub struct Message<'a> {
+pub(super) struct Message<'a> {
     /// `method`, when it is a string.
     pub method: Option<Cow<'a, str>>,
     /// Whether the body has `method`, `result` or `error` (of any type).
@@ -59,7 +59,7 @@ pub struct Message<'a> {
 
 /// Why the probe refused a body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProbeError {
+pub(super) enum ProbeError {
     /// Not JSON: syntax, invalid UTF-8, nesting past 128 levels.
     #[error("Parse error: the body is not JSON ({0})")]
     NotJson(String),
@@ -82,7 +82,7 @@ pub enum ProbeError {
 }
 
 /// Probes `bytes`: one JSON value, nothing after it.
-pub fn probe(bytes: &[u8]) -> Result<Message<'_>, ProbeError> {
+pub(super) fn probe(bytes: &[u8]) -> Result<Message<'_>, ProbeError> {
     let count = Cell::new(0usize);
     let refusal = Cell::new(None);
     let tally = Tally {

@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::http::guard::GuardPolicy;
 
 /// Where the protected resource metadata is served (RFC 9728, section 3).
-pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// The metadata document and where it is served.
 #[derive(Debug)]

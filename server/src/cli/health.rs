@@ -22,11 +22,11 @@ use crate::error::ServerError;
 const DEFAULT_URL: &str = "http://127.0.0.1:8090/healthz";
 
 /// The longest wait for an answer.
-pub const TIMEOUT: Duration = Duration::from_secs(3);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(3);
 
 /// What to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HealthTarget {
+pub(crate) enum HealthTarget {
     /// `GET` this URL.
     Url(String),
     /// stdio: nothing listens, nothing to check.
@@ -34,7 +34,7 @@ pub enum HealthTarget {
 }
 
 /// The target for `url` (given) or else `settings`.
-pub fn target(url: Option<&str>, settings: &Settings) -> Result<HealthTarget, ServerError> {
+pub(crate) fn target(url: Option<&str>, settings: &Settings) -> Result<HealthTarget, ServerError> {
     if let Some(url) = url {
         return Ok(HealthTarget::Url(url.to_string()));
     }
@@ -62,7 +62,7 @@ pub fn target(url: Option<&str>, settings: &Settings) -> Result<HealthTarget, Se
 }
 
 /// Checks `target`: 0 when healthy, 1 when not (why, on stderr).
-pub async fn check(target: &HealthTarget) -> Result<i32, ServerError> {
+pub(crate) async fn check(target: &HealthTarget) -> Result<i32, ServerError> {
     let url = match target {
         HealthTarget::Stdio => {
             println!("healthy: stdio transport (no HTTP endpoint to check)");

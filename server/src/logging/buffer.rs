@@ -36,16 +36,16 @@ use std::time::{Duration, Instant};
 use tracing_subscriber::fmt::MakeWriter;
 
 /// A buffer this full is written at once.
-pub const FLUSH_BYTES: usize = 16 * 1024;
+pub(crate) const FLUSH_BYTES: usize = 16 * 1024;
 /// How long a line waits at most (but for a process killed outright, or a
 /// stderr that nobody reads).
-pub const FLUSH_EVERY: Duration = Duration::from_millis(25);
+pub(crate) const FLUSH_EVERY: Duration = Duration::from_millis(25);
 /// The most the lines waiting may hold (besides the batch being written):
 /// past it, lines are dropped and counted.
-pub const MAX_PENDING_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_PENDING_BYTES: usize = 256 * 1024;
 /// How long a flush waits for the writer at most (a stderr nobody reads
 /// would make it wait forever).
-pub const FLUSH_WAIT: Duration = Duration::from_secs(1);
+pub(crate) const FLUSH_WAIT: Duration = Duration::from_secs(1);
 
 thread_local! {
     /// Set on a writer thread: its own lines (the dropped-lines warning)
@@ -56,7 +56,7 @@ thread_local! {
 /// The log layer's writer: stderr, through its buffer while a
 /// [`FlushGuard`] of it lives. Clones share the buffer.
 #[derive(Debug, Clone, Default)]
-pub struct LogWriter {
+pub(crate) struct LogWriter {
     shared: Arc<Shared>,
 }
 
@@ -97,7 +97,7 @@ struct Pending {
 /// [`FLUSH_WAIT`]), and the writer thread ends.
 #[derive(Debug)]
 #[must_use = "dropping the guard ends the batching at once"]
-pub struct FlushGuard {
+pub(crate) struct FlushGuard {
     shared: Arc<Shared>,
 }
 
@@ -121,14 +121,14 @@ impl Drop for FlushGuard {
 
 impl LogWriter {
     /// A writer of its own (lines written at once until [`LogWriter::batch`]).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// From now on lines wait, and the writer thread writes them, until the
     /// guard is dropped. If that thread cannot start, lines are written at
     /// once (the guard then does nothing).
-    pub fn batch(&self) -> FlushGuard {
+    pub(crate) fn batch(&self) -> FlushGuard {
         let shared = &self.shared;
         let mut pending = shared.lock();
         if !shared.batching.swap(true, Ordering::AcqRel) && !pending.writer_running {
@@ -148,13 +148,13 @@ impl LogWriter {
 
     /// Lines dropped since this writer was made because stderr could not
     /// take them (`herald_log_lines_dropped_total`).
-    pub fn dropped_total(&self) -> u64 {
+    pub(crate) fn dropped_total(&self) -> u64 {
         self.shared.dropped_total.load(Ordering::Relaxed)
     }
 
     /// Queues one whole line (or writes it at once when not batching); a
     /// line that does not fit in [`MAX_PENDING_BYTES`] is dropped and counted.
-    pub fn write_line(&self, line: &[u8]) {
+    pub(crate) fn write_line(&self, line: &[u8]) {
         let shared = &self.shared;
         if !shared.batching.load(Ordering::Acquire) || WRITER_THREAD.with(Cell::get) {
             let _ = io::stderr().write_all(line);
@@ -276,7 +276,7 @@ impl<'a> MakeWriter<'a> for LogWriter {
 
 /// Writes one event's formatted line (the log layer writes each whole).
 #[derive(Debug)]
-pub struct LineWriter<'a> {
+pub(crate) struct LineWriter<'a> {
     to: &'a LogWriter,
 }
 

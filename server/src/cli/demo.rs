@@ -11,18 +11,18 @@ use herald_core::keeper::Credential;
 use lorebase_sandbox::{AuthMode, Sandbox, SandboxOptions};
 use serde_json::{Value, json};
 
+use crate::app::shutdown::Shutdown;
 use crate::app::{Herald, Launcher, load_settings_with};
 use crate::cli::Cli;
 use crate::error::ServerError;
 use crate::mcp::credential::CallerAuth;
-use crate::shutdown::Shutdown;
 use crate::{app, http};
 
 /// The server name the host configurations use.
-pub const DEMO_SERVER_NAME: &str = "lorebase-demo";
+pub(crate) const DEMO_SERVER_NAME: &str = "lorebase-demo";
 
 /// The tour: (tool, arguments) pairs run against the sandbox.
-pub fn tour_calls() -> Vec<(&'static str, Value)> {
+pub(crate) fn tour_calls() -> Vec<(&'static str, Value)> {
     vec![
         (
             "lorebase_history",
@@ -40,7 +40,7 @@ pub fn tour_calls() -> Vec<(&'static str, Value)> {
 }
 
 /// Runs the demo until the host goes away or a signal arrives.
-pub async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerError> {
+pub(crate) async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerError> {
     let sandbox = Sandbox::start(SandboxOptions {
         auth: AuthMode::None,
         ..Default::default()
@@ -92,7 +92,7 @@ pub async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerError> {
         Ok::<(), ServerError>(())
     };
     let Some(served) = signals.unless_exit_now(serving).await else {
-        return Ok(crate::shutdown::SECOND_SIGNAL_EXIT_CODE);
+        return Ok(crate::app::shutdown::SECOND_SIGNAL_EXIT_CODE);
     };
     served?;
     drop(sandbox);
@@ -100,7 +100,7 @@ pub async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerError> {
 }
 
 /// The stdio host configurations: the host starts `<launcher> demo`.
-pub fn stdio_configs(launcher: &Launcher) -> String {
+pub(crate) fn stdio_configs(launcher: &Launcher) -> String {
     let mut args = launcher.args.clone();
     args.push("demo".into());
     let command_line = std::iter::once(launcher.command.as_str())
@@ -123,7 +123,7 @@ pub fn stdio_configs(launcher: &Launcher) -> String {
 }
 
 /// The Streamable HTTP host configurations for `url`.
-pub fn http_configs(url: &str) -> String {
+pub(crate) fn http_configs(url: &str) -> String {
     let cursor = json!({"mcpServers": {DEMO_SERVER_NAME: {"url": url}}});
     let vscode = json!({"name": DEMO_SERVER_NAME, "type": "http", "url": url});
     format!(
@@ -138,7 +138,7 @@ pub fn http_configs(url: &str) -> String {
 }
 
 /// Runs the tour calls and renders them as a terminal session.
-pub async fn tour(herald: &Herald) -> String {
+pub(crate) async fn tour(herald: &Herald) -> String {
     let mut out = String::from("A short tour (real calls on the sample Keeper):\n\n");
     for (tool, args) in tour_calls() {
         let Value::Object(map) = args.clone() else {
@@ -162,7 +162,7 @@ pub async fn tour(herald: &Herald) -> String {
 }
 
 /// Single-quotes a word for a POSIX shell when it needs it.
-pub fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

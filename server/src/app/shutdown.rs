@@ -4,7 +4,7 @@
 //! ([`Shutdown::unless_exit_now`], exit code [`SECOND_SIGNAL_EXIT_CODE`]),
 //! through `run_cli`'s way out so the log lines still waiting are written.
 //! SIGHUP never stops Herald: it asks for a re-discovery of the remote MCP
-//! servers' tools ([`Shutdown::hangups`], `crate::remote_refresh`), and when
+//! servers' tools ([`Shutdown::hangups`], `crate::app::remote_refresh`), and when
 //! nothing listens for it, the log says there is nothing to reload.
 
 use std::future::Future;

@@ -18,17 +18,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::http::conn_table::ConnectionTable;
-use crate::shutdown::Shutdown;
+use crate::app::shutdown::Shutdown;
+use crate::http::connection::table::ConnectionTable;
 
 /// A fall of this many open connections (or of half the limit) is a surge that ended.
-pub const SURGE: usize = 512;
+pub(crate) const SURGE: usize = 512;
 /// How often the watcher looks.
 const PERIOD: Duration = Duration::from_secs(2);
 
 /// A request body at least this big sets off a trim once it was answered
 /// ([`HeapTrims::after_large_body`]).
-pub const LARGE_BODY: usize = 64 * 1024;
+pub(crate) const LARGE_BODY: usize = 64 * 1024;
 /// How long a trim after large bodies waits (a burst of them is one trim).
 const LARGE_BODY_DELAY: Duration = Duration::from_secs(1);
 
@@ -114,7 +114,7 @@ impl HeapTrims {
 /// Watches `table` until `stop` fires; trims the heap through `trims`
 /// after each surge (see the module documentation; `max_connections` sets
 /// its size).
-pub async fn watch(
+pub(crate) async fn watch(
     table: Arc<ConnectionTable>,
     trims: Arc<HeapTrims>,
     max_connections: usize,

@@ -17,24 +17,24 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::LengthLimitError;
 
-use crate::http::heap_trim::{HeapTrims, LARGE_BODY};
+use crate::http::connection::heap_trim::{HeapTrims, LARGE_BODY};
 
 mod budget;
 mod message;
 mod probe;
 
-pub use budget::JsonBudget;
+pub(crate) use budget::JsonBudget;
 use message::check_message;
-pub use message::refusal;
+pub(crate) use message::refusal;
 
 /// Host names accepted on any port, besides `http.allowed_hosts`.
-pub const DEFAULT_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
+pub(crate) const DEFAULT_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
 /// Origins accepted on any port, besides `http.allowed_origins`.
-pub const DEFAULT_ORIGINS: [&str; 2] = ["http://127.0.0.1", "http://localhost"];
+pub(crate) const DEFAULT_ORIGINS: [&str; 2] = ["http://127.0.0.1", "http://localhost"];
 
 /// What the guard accepts.
 #[derive(Debug, Clone)]
-pub struct GuardPolicy {
+pub(crate) struct GuardPolicy {
     hosts: Vec<HostRule>,
     origins: Vec<OriginRule>,
     max_body_bytes: usize,
@@ -58,7 +58,7 @@ impl GuardPolicy {
     /// is `name` (any port) or `name:port`; an origin entry is
     /// `scheme://host` (any port) or `scheme://host:port`. Entries that cannot
     /// be parsed are errors.
-    pub fn new(
+    pub(crate) fn new(
         allowed_hosts: &[String],
         allowed_origins: &[String],
         max_body_bytes: usize,
@@ -93,7 +93,7 @@ impl GuardPolicy {
     }
 
     /// Whether a `Host` value is accepted.
-    pub fn host_allowed(&self, value: &str) -> bool {
+    pub(crate) fn host_allowed(&self, value: &str) -> bool {
         let Some((host, port)) = parse_authority(value) else {
             return false;
         };
@@ -103,7 +103,7 @@ impl GuardPolicy {
     }
 
     /// Whether an `Origin` value is accepted.
-    pub fn origin_allowed(&self, value: &str) -> bool {
+    pub(crate) fn origin_allowed(&self, value: &str) -> bool {
         let Some((scheme, host, port)) = parse_origin(value) else {
             return false;
         };
@@ -119,7 +119,7 @@ impl GuardPolicy {
     /// (`POST http://host/mcp`) and the `Origin` header of a request. Both
     /// the Host and the target's authority must be accepted: a proxy or a
     /// server further on may trust either.
-    pub fn check_headers(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub(crate) fn check_headers(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
         let mut hosts = headers.get_all(header::HOST).iter();
         let host = hosts.next();
         if hosts.next().is_some() {
@@ -148,7 +148,7 @@ impl GuardPolicy {
     }
 
     /// The body limit in bytes.
-    pub fn max_body_bytes(&self) -> usize {
+    pub(crate) fn max_body_bytes(&self) -> usize {
         self.max_body_bytes
     }
 }
@@ -156,7 +156,7 @@ impl GuardPolicy {
 /// Why the guard refused a request's headers (each answers 403 with a
 /// JSON-RPC body, but a second Host, 400).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// More than one `Host` header.
     #[error("Bad Request: more than one Host header")]
     DuplicateHost,
@@ -182,7 +182,7 @@ impl IntoResponse for Refusal {
 
 /// What the guard middleware holds for one listener.
 #[derive(Debug, Clone)]
-pub struct GuardState {
+pub(crate) struct GuardState {
     /// The Host, Origin and body rules.
     pub policy: Arc<GuardPolicy>,
     /// The runtime's heap trims (one after large bodies).
@@ -200,7 +200,11 @@ pub struct GuardState {
 /// [`probe::MAX_JSON_VALUES`] values ([`message`]); then a large request
 /// reserves its values in the listener's budget until it is answered
 /// ([`budget`]: 503 when it cannot within 30 s).
-pub async fn guard(State(state): State<GuardState>, request: Request, next: Next) -> Response {
+pub(crate) async fn guard(
+    State(state): State<GuardState>,
+    request: Request,
+    next: Next,
+) -> Response {
     let GuardState {
         policy,
         trims,

@@ -14,11 +14,11 @@
 /// Descriptors kept for everything but the HTTP connections: the Keeper
 /// pool, remote MCP servers, the KB folder and its watch, stderr, the audit
 /// file, the listeners.
-pub const RESERVE: u64 = 128;
+pub(crate) const RESERVE: u64 = 128;
 
 /// The soft and hard open-file limits of the process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileLimit {
+pub(crate) struct FileLimit {
     /// The limit in force (`ulimit -Sn`).
     pub soft: u64,
     /// The most the soft limit may be raised to (`ulimit -Hn`).
@@ -28,7 +28,7 @@ pub struct FileLimit {
 /// Raises the soft open-file limit to the hard one (capped at what the
 /// kernel allows, `fs.nr_open`); the limits in force afterwards, or `None`
 /// when they cannot be read.
-pub fn raise_to_hard() -> Option<FileLimit> {
+pub(crate) fn raise_to_hard() -> Option<FileLimit> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -70,7 +70,7 @@ fn nr_open() -> Option<u64> {
 /// (`http.max_connections`), or less when `soft` minus [`RESERVE`] and
 /// `refusals` (connections answered 503 while they close) cannot hold it.
 /// Never below a quarter of `soft`, nor below 1.
-pub fn connections_that_fit(wanted: usize, soft: u64, refusals: usize) -> usize {
+pub(crate) fn connections_that_fit(wanted: usize, soft: u64, refusals: usize) -> usize {
     let room = soft
         .saturating_sub(RESERVE + refusals as u64)
         .max(soft / 4)
@@ -80,7 +80,7 @@ pub fn connections_that_fit(wanted: usize, soft: u64, refusals: usize) -> usize 
 
 /// Raises the open-file limit and returns the connection limit to use,
 /// with one notice on stderr when it is below `wanted`.
-pub fn connection_limit(wanted: usize, refusals: usize) -> usize {
+pub(crate) fn connection_limit(wanted: usize, refusals: usize) -> usize {
     let Some(limit) = raise_to_hard() else {
         return wanted;
     };

@@ -13,11 +13,11 @@ use tiktoken_rs::CoreBPE;
 
 /// The most tokens the 14 Lorebase tools and the two KB tools may cost
 /// together (issue 30: 6,220 for the 14 before it; docs/benchmarks.md).
-pub const TOOL_LIST_BUDGET: usize = 4_000;
+pub(crate) const TOOL_LIST_BUDGET: usize = 4_000;
 
 /// One tool's share of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolTokens {
+pub(crate) struct ToolTokens {
     /// The tool's name.
     pub name: String,
     /// Tokens of what a model is sent: its name, description and input
@@ -30,7 +30,7 @@ pub struct ToolTokens {
 }
 
 /// What a host sends its model of `tool`, as compact JSON.
-pub fn model_view(tool: &Tool) -> String {
+pub(crate) fn model_view(tool: &Tool) -> String {
     serde_json::json!({
         "name": tool.name,
         "description": tool.description,
@@ -46,12 +46,12 @@ fn encoder() -> &'static CoreBPE {
 }
 
 /// The tokens of `text`.
-pub fn count(text: &str) -> usize {
+pub(crate) fn count(text: &str) -> usize {
     encoder().encode_ordinary(text).len()
 }
 
 /// Each tool's tokens, in list order.
-pub fn per_tool(tools: &[Tool]) -> Vec<ToolTokens> {
+pub(crate) fn per_tool(tools: &[Tool]) -> Vec<ToolTokens> {
     tools
         .iter()
         .map(|tool| {
@@ -69,7 +69,7 @@ pub fn per_tool(tools: &[Tool]) -> Vec<ToolTokens> {
 /// The table `tools --tokens` prints: one line per tool (the tokens a
 /// model is sent, their share, characters, the whole entry's tokens), then
 /// the totals against [`TOOL_LIST_BUDGET`].
-pub fn table(tools: &[Tool]) -> String {
+pub(crate) fn table(tools: &[Tool]) -> String {
     let rows = per_tool(tools);
     let total: usize = rows.iter().map(|r| r.tokens).sum();
     let chars: usize = rows.iter().map(|r| r.chars).sum();

@@ -1,7 +1,7 @@
 //! `log.audit_file`: every audit line (target `herald::audit`) also appended
 //! to a file, one JSON object per line, whatever the log level and whether or
 //! not anyone reads stderr (where lines are dropped while nobody does, see
-//! [`crate::log_buffer`]). A regular file's append does not wait for a
+//! [`crate::logging::buffer`]). A regular file's append does not wait for a
 //! reader: the lines are bounded only by the disk.
 //!
 //! The layer is installed with the stderr one ([`crate::logging::init`]) and
@@ -24,7 +24,7 @@ use tracing_subscriber::registry::LookupSpan;
 
 /// The audit file, once named; shared by the layer and whoever opens it.
 #[derive(Debug, Clone, Default)]
-pub struct AuditFile {
+pub(crate) struct AuditFile {
     inner: Arc<Slot>,
 }
 
@@ -36,7 +36,7 @@ struct Slot {
 
 impl AuditFile {
     /// From now on audit lines are appended to `path` (created if missing).
-    pub fn open(&self, path: &Path) -> io::Result<()> {
+    pub(crate) fn open(&self, path: &Path) -> io::Result<()> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
         *self
             .inner
@@ -49,7 +49,7 @@ impl AuditFile {
 
     /// The layer writing audit lines (JSON) into the file, with its own
     /// filter: the `herald::audit` target at info level, while a file is open.
-    pub fn layer<S>(&self) -> impl Layer<S> + Send + Sync + 'static
+    pub(crate) fn layer<S>(&self) -> impl Layer<S> + Send + Sync + 'static
     where
         S: tracing::Subscriber + for<'a> LookupSpan<'a>,
     {
@@ -95,7 +95,7 @@ impl<'a> MakeWriter<'a> for AuditFile {
 
 /// Appends one formatted line (the layer writes each whole).
 #[derive(Debug)]
-pub struct AuditLine<'a>(&'a Slot);
+pub(crate) struct AuditLine<'a>(&'a Slot);
 
 impl Write for AuditLine<'_> {
     fn write(&mut self, line: &[u8]) -> io::Result<usize> {

@@ -1,5 +1,5 @@
-//! One connection's shared state, read by its task ([`crate::http::conn`]) and
-//! by the table of open connections ([`crate::http::conn_table`]): what it is
+//! One connection's shared state, read by its task ([`crate::http::connection`]) and
+//! by the table of open connections ([`crate::http::connection::table`]): what it is
 //! doing ([`Phase`]), since when, the time limits of each phase
 //! ([`ConnectionLimits`]), and the 503 written to a connection over the limit.
 
@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 /// What a connection is doing, which sets how long it may go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Waiting for the head of a request: from the connection opening, or
     /// from the first byte of a later request (`http.header_timeout_s`).
     Head = 0,
@@ -43,7 +43,7 @@ impl Phase {
 
 /// The time limits of a connection.
 #[derive(Debug, Clone, Copy)]
-pub struct ConnectionLimits {
+pub(crate) struct ConnectionLimits {
     /// `http.header_timeout_s`.
     pub header: Duration,
     /// `http.body_timeout_s`.
@@ -58,7 +58,7 @@ pub struct ConnectionLimits {
 
 impl ConnectionLimits {
     /// The limits of `http`.
-    pub fn of(http: &herald_core::config::HttpSettings) -> Self {
+    pub(crate) fn of(http: &herald_core::config::HttpSettings) -> Self {
         Self {
             header: Duration::from_secs(http.header_timeout_s),
             body: Duration::from_secs(http.body_timeout_s),
@@ -71,7 +71,7 @@ impl ConnectionLimits {
 
 /// One open connection's shared state: its phase and since when.
 #[derive(Debug)]
-pub struct ConnState {
+pub(crate) struct ConnState {
     epoch: Instant,
     /// The client's address.
     pub(crate) peer: Option<IpAddr>,
@@ -105,7 +105,7 @@ impl ConnState {
     }
 
     /// The phase now.
-    pub fn phase(&self) -> Phase {
+    pub(crate) fn phase(&self) -> Phase {
         Phase::from_u8(self.phase.load(Ordering::Acquire))
     }
 
@@ -193,7 +193,7 @@ impl ConnState {
 /// The answer to a connection over the limit when no open one can be closed
 /// (each is busy, or too new): 503 with a JSON-RPC body and `Retry-After`,
 /// written without reading.
-pub fn busy_response() -> Vec<u8> {
+pub(crate) fn busy_response() -> Vec<u8> {
     let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: too many connections; retry"}}"#;
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",

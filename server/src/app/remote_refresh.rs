@@ -5,7 +5,7 @@
 //! (stdio), the host gets `notifications/tools/list_changed`; over stateless
 //! Streamable HTTP every `tools/list` already reads the current tools.
 //! Without remote servers nothing listens for SIGHUP, and
-//! [`crate::shutdown`] logs that there is nothing to reload.
+//! [`crate::app::shutdown`] logs that there is nothing to reload.
 
 use std::time::Duration;
 
@@ -14,12 +14,12 @@ use herald_core::tools::Toolbox;
 use rmcp::{Peer, RoleServer};
 use tokio::sync::watch;
 
-use crate::shutdown::Shutdown;
+use crate::app::shutdown::Shutdown;
 
 /// Starts re-discovery in the background (nothing when no remote server is
 /// configured), on each of `shutdown`'s hangups and every interval. Must be
 /// called inside a Tokio runtime. It stops with `shutdown`.
-pub fn spawn(toolbox: Toolbox, shutdown: Shutdown, host: Option<Peer<RoleServer>>) {
+pub(crate) fn spawn(toolbox: Toolbox, shutdown: Shutdown, host: Option<Peer<RoleServer>>) {
     if toolbox.remote().is_empty() {
         return;
     }

@@ -6,12 +6,15 @@
 //!
 //! Each tool call writes one audit line at info level (target
 //! `herald::audit`, see `herald_core::telemetry::audit`); with
-//! `log.audit_file` it is also appended to that file ([`crate::audit_file`]).
+//! `log.audit_file` it is also appended to that file ([`crate::logging::audit_file`]).
 //!
 //! The stderr lines go through one [`LogWriter`], owned by the installed
 //! subscriber's layer (a reload of the format gets the same writer);
 //! `run_cli` holds its [`FlushGuard`] ([`batch`]) while it runs and drops it
 //! on every way out, which writes what waits.
+
+pub(crate) mod audit_file;
+pub(crate) mod buffer;
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,21 +24,22 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry, reload};
 
-use crate::audit_file::AuditFile;
 use crate::error::ServerError;
-use crate::log_buffer::{FlushGuard, LogWriter};
+use crate::logging::audit_file::AuditFile;
+use crate::logging::buffer::{FlushGuard, LogWriter};
 
 /// The filter without a flag or `RUST_LOG`: rmcp logs every stateless HTTP
 /// request at `info`, which buries Herald's own lines; rustls' platform
 /// verifier warns about every missing system root file, which is the normal
 /// case in a minimal image (Herald then uses its bundled roots and says so).
-pub const DEFAULT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error";
+pub(crate) const DEFAULT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error";
 
 /// The filter of the one-shot commands (`call`, `tools`, `health`) without a
 /// flag or `RUST_LOG`: the same, without the audit line, which records a
 /// served call for an operator; a person at a terminal sees the answer itself
 /// (and `RUST_LOG=info` brings the line back).
-pub const ONE_SHOT_FILTER: &str = "info,rmcp=warn,rustls_platform_verifier=error,herald::audit=off";
+pub(crate) const ONE_SHOT_FILTER: &str =
+    "info,rmcp=warn,rustls_platform_verifier=error,herald::audit=off";
 
 type FormatLayer = Box<dyn Layer<Registry> + Send + Sync>;
 
@@ -59,7 +63,7 @@ static INSTALLED: OnceLock<Installed> = OnceLock::new();
 /// neither a flag nor `RUST_LOG` gives one ([`DEFAULT_FILTER`] or
 /// [`ONE_SHOT_FILTER`]). A second call (a binding running the CLI twice in
 /// one process) keeps the first one.
-pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
+pub(crate) fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
     let filter = filter(level, std::env::var("RUST_LOG").ok().as_deref(), default);
     let writer = LogWriter::new();
     let (layer, handle) = reload::Layer::new(format_layer(
@@ -87,7 +91,7 @@ pub fn init(level: Option<&str>, format: Option<LogFormat>, default: &str) {
 
 /// Switches to the format of the settings (`log.format`), unless a flag
 /// chose one, and opens `log.audit_file` when set.
-pub fn apply_settings(settings: &Settings) -> Result<(), ServerError> {
+pub(crate) fn apply_settings(settings: &Settings) -> Result<(), ServerError> {
     let Some(installed) = INSTALLED.get() else {
         return Ok(());
     };
@@ -117,18 +121,18 @@ pub fn apply_settings(settings: &Settings) -> Result<(), ServerError> {
 
 /// Batches the stderr lines off the calls' path until the guard is dropped
 /// (`run_cli`); `None` when another subscriber was installed first.
-pub fn batch() -> Option<FlushGuard> {
+pub(crate) fn batch() -> Option<FlushGuard> {
     INSTALLED.get().map(|i| i.writer.batch())
 }
 
 /// Log lines dropped because stderr could not take them
 /// (`herald_log_lines_dropped_total`).
-pub fn lines_dropped_total() -> u64 {
+pub(crate) fn lines_dropped_total() -> u64 {
     INSTALLED.get().map_or(0, |i| i.writer.dropped_total())
 }
 
 /// Whether log lines are JSON now.
-pub fn is_json() -> bool {
+pub(crate) fn is_json() -> bool {
     INSTALLED
         .get()
         .is_some_and(|i| i.json.load(Ordering::Relaxed))
@@ -137,12 +141,12 @@ pub fn is_json() -> bool {
 /// A message for the operator on stderr: a log line of its own in the JSON
 /// format (so every line stays one JSON object), else a plain line
 /// `lorebase-herald: ...`.
-pub fn notice(message: &str) {
+pub(crate) fn notice(message: &str) {
     operator_line(message, false);
 }
 
 /// A failure that ends Herald, as [`notice`] writes it (error level in JSON).
-pub fn fatal(message: &str) {
+pub(crate) fn fatal(message: &str) {
     operator_line(message, true);
 }
 
@@ -186,7 +190,7 @@ fn format_layer(format: LogFormat, writer: &LogWriter) -> FormatLayer {
 /// The filter: a flag wins over `RUST_LOG`, which wins over `default`; a bad
 /// directive falls back to `default` (with a note on stderr) rather than
 /// failing.
-pub fn filter(flag: Option<&str>, rust_log: Option<&str>, default: &str) -> EnvFilter {
+pub(crate) fn filter(flag: Option<&str>, rust_log: Option<&str>, default: &str) -> EnvFilter {
     let wanted = flag
         .or(rust_log)
         .map(str::trim)

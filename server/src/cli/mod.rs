@@ -4,6 +4,12 @@
 //! JSON object with the nested keys of the YAML `herald` section, which
 //! `Settings::load` applies over the file and the environment.
 
+pub(crate) mod commands;
+#[cfg(feature = "demo")]
+pub(crate) mod demo;
+pub(crate) mod health;
+pub(crate) mod tool_tokens;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -11,7 +17,7 @@ use herald_core::config::{LogFormat, Overrides};
 use serde_json::{Value, json};
 
 /// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
-pub const VERSION_LINE: &str = concat!(
+pub(crate) const VERSION_LINE: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (commit ",
     env!("HERALD_COMMIT"),
@@ -31,7 +37,7 @@ pub const VERSION_LINE: &str = concat!(
                   LOREBASE_BRANCH, then these flags.\n\
                   First run: `lorebase-herald demo` (an in-process sample Keeper, no setup)."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do (default: serve).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -42,7 +48,7 @@ pub struct Cli {
 
 /// The settings flags.
 #[derive(Debug, Default, Clone, Args)]
-pub struct Flags {
+pub(crate) struct Flags {
     /// The YAML settings file (instead of LOREBASE_CONFIG).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -91,7 +97,7 @@ pub struct Flags {
 
 /// The log formats, as flag values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormatArg {
+pub(crate) enum LogFormatArg {
     /// Human-readable lines.
     Text,
     /// One JSON object per line.
@@ -100,7 +106,7 @@ pub enum LogFormatArg {
 
 impl LogFormatArg {
     /// The settings value.
-    pub fn format(self) -> LogFormat {
+    pub(crate) fn format(self) -> LogFormat {
         match self {
             Self::Text => LogFormat::Text,
             Self::Json => LogFormat::Json,
@@ -111,7 +117,7 @@ impl LogFormatArg {
 /// The transports, as flag values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 #[value(rename_all = "snake_case")]
-pub enum TransportArg {
+pub(crate) enum TransportArg {
     /// One Herald per agent, started by the host.
     Stdio,
     /// One shared Herald on HTTP; each caller sends its own key.
@@ -120,7 +126,7 @@ pub enum TransportArg {
 
 impl TransportArg {
     /// The settings value.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Stdio => "stdio",
             Self::StreamableHttp => "streamable_http",
@@ -130,7 +136,7 @@ impl TransportArg {
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Serve per the settings (the default).
     Serve,
     /// Start a sample Keeper in-process and serve Herald on it; prints host configurations.
@@ -167,7 +173,7 @@ pub enum Command {
 
 /// How `tools` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListFormat {
+pub(crate) enum ListFormat {
     /// One line per tool.
     Text,
     /// The JSON list of definitions, as `tools/list` sends them.
@@ -175,23 +181,23 @@ pub enum ListFormat {
 }
 
 /// The tools of the KB-only mode (`kb DIR`).
-pub const KB_TOOLS: [&str; 2] = ["kb_search", "kb_get"];
+pub(crate) const KB_TOOLS: [&str; 2] = ["kb_search", "kb_get"];
 
 impl Cli {
     /// Parses `args` (the first one is the program name).
-    pub fn parse_args(args: &[String]) -> Result<Self, clap::Error> {
+    pub(crate) fn parse_args(args: &[String]) -> Result<Self, clap::Error> {
         Self::try_parse_from(args)
     }
 
     /// Whether this run serves only the KB tools (`kb DIR`).
-    pub fn kb_only(&self) -> bool {
+    pub(crate) fn kb_only(&self) -> bool {
         matches!(self.command, Some(Command::Kb { .. }))
     }
 
     /// The overrides layer: one entry per flag given, as a dotted key below
     /// the YAML `herald` section, its value, and the flag that set it (named
     /// in error messages).
-    pub fn override_entries(&self) -> Vec<(&'static str, Value, &'static str)> {
+    pub(crate) fn override_entries(&self) -> Vec<(&'static str, Value, &'static str)> {
         let f = &self.flags;
         let mut out = Vec::new();
         if let Some(t) = f.transport {
@@ -241,7 +247,7 @@ impl Cli {
     }
 
     /// [`Cli::override_entries`] as the settings' top layer.
-    pub fn overrides(&self) -> Overrides {
+    pub(crate) fn overrides(&self) -> Overrides {
         let mut overrides = Overrides::new();
         for (key, value, label) in self.override_entries() {
             overrides.set(key, value, label);

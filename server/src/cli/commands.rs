@@ -10,17 +10,17 @@ use serde_json::{Map, Value};
 
 use crate::app::Herald;
 use crate::cli::ListFormat;
+use crate::cli::tool_tokens;
 use crate::error::ServerError;
 use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
-use crate::tool_tokens;
 
 /// Largest argument document read from stdin (`call TOOL -`).
-pub const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Prints the served tools (built-in, then the remote ones discovered): one
 /// line each, or the JSON list of definitions a model sees (`tools/list`),
 /// or (`None`) each one's cost in tokens.
-pub fn print_tools(herald: &Herald, format: Option<ListFormat>) -> Result<(), ServerError> {
+pub(crate) fn print_tools(herald: &Herald, format: Option<ListFormat>) -> Result<(), ServerError> {
     let tools = all_tools(herald);
     let Some(format) = format else {
         return write_stdout(&tool_tokens::table(&tools));
@@ -54,7 +54,7 @@ fn all_tools(herald: &Herald) -> Vec<Tool> {
 
 /// Where a tool comes from: `lorebase` (Keeper), `kb` (the markdown
 /// catalog), or `remote <server> <url>` (an MCP server of `mcp.servers`).
-pub fn source_of(herald: &Herald, name: &str) -> String {
+pub(crate) fn source_of(herald: &Herald, name: &str) -> String {
     if herald.tools.get(name).is_some() {
         match herald.toolbox.origin_of(name) {
             Some(ToolOrigin::Kb) => return "kb".into(),
@@ -78,7 +78,7 @@ pub fn source_of(herald: &Herald, name: &str) -> String {
 
 /// The text listing: name, read-only or writes, where it comes from
 /// (`source`), title.
-pub fn tools_text(tools: &[Tool], source: impl Fn(&str) -> String) -> String {
+pub(crate) fn tools_text(tools: &[Tool], source: impl Fn(&str) -> String) -> String {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
     let sources: Vec<String> = tools.iter().map(|t| source(&t.name)).collect();
     let source_width = sources.iter().map(|s| s.chars().count()).max().unwrap_or(0);
@@ -110,7 +110,7 @@ pub fn tools_text(tools: &[Tool], source: impl Fn(&str) -> String) -> String {
 }
 
 /// Parses `call`'s JSON argument (`-` reads stdin; none is `{}`).
-pub fn parse_arguments(json: Option<&str>) -> Result<Map<String, Value>, ServerError> {
+pub(crate) fn parse_arguments(json: Option<&str>) -> Result<Map<String, Value>, ServerError> {
     let stdin;
     let text = match json {
         Some("-") => {
@@ -136,7 +136,11 @@ pub fn parse_arguments(json: Option<&str>) -> Result<Map<String, Value>, ServerE
 
 /// Runs one tool call with the configured credential and prints its text.
 /// Exit code 0, or 1 on a tool error; an unknown tool is a usage error (2).
-pub async fn call(herald: &Herald, tool: &str, json: Option<&str>) -> Result<i32, ServerError> {
+pub(crate) async fn call(
+    herald: &Herald,
+    tool: &str,
+    json: Option<&str>,
+) -> Result<i32, ServerError> {
     let arguments = parse_arguments(json)?;
     if herald.tools.get(tool).is_none() && herald.toolbox.remote().find(tool).is_none() {
         return Err(unknown(tool, &herald.tools));

@@ -31,7 +31,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-use crate::http::conn_state::{ConnState, Phase, busy_response};
+use crate::http::connection::state::{ConnState, Phase, busy_response};
 
 /// The open connections, for the connection limit and the drain.
 #[derive(Debug)]
@@ -86,17 +86,17 @@ const EVICTION_SAMPLE: usize = 64;
 /// A connection this young is never closed to make room: it has not had
 /// the time to send its request (and the newest ones are the ones a burst
 /// of connections would otherwise close at once).
-pub const EVICTION_MIN_AGE: Duration = Duration::from_millis(100);
+pub(crate) const EVICTION_MIN_AGE: Duration = Duration::from_millis(100);
 /// A kept-alive connection is not closed to make room for this long after
 /// an answer (or after the first byte of its next request): the time a
 /// client takes between two calls.
-pub const IDLE_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const IDLE_GRACE: Duration = Duration::from_secs(2);
 /// An answer whose last bytes have waited this long for the client to read
 /// them makes its connection the first to close to make room.
-pub const SEND_STALL: Duration = Duration::from_millis(500);
+pub(crate) const SEND_STALL: Duration = Duration::from_millis(500);
 /// Refused connections still being answered (each holds a descriptor for
 /// up to a second): past this many, a refused connection is closed at once.
-pub const MAX_REFUSALS_IN_FLIGHT: usize = 256;
+pub(crate) const MAX_REFUSALS_IN_FLIGHT: usize = 256;
 
 impl Default for ConnectionTable {
     fn default() -> Self {

@@ -17,6 +17,12 @@
 //! connection closes one that is waiting or stalled
 //! ([`ConnectionTable::evict_one`]).
 
+pub(crate) mod accept;
+pub(crate) mod fd_limit;
+pub(crate) mod heap_trim;
+pub(crate) mod state;
+pub(crate) mod table;
+
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -34,19 +40,19 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tower::ServiceExt;
 
-use crate::http::conn_state::{ConnState, ConnectionLimits, Phase};
-use crate::http::conn_table::{Admission, ConnectionTable};
-use crate::shutdown::Shutdown;
+use crate::app::shutdown::Shutdown;
+use crate::http::connection::state::{ConnState, ConnectionLimits, Phase};
+use crate::http::connection::table::{Admission, ConnectionTable};
 
 /// hyper's read and write buffer limit for one connection: a request head
 /// must fit in it, and it bounds the pipelined requests read ahead.
-pub const MAX_BUF_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_BUF_BYTES: usize = 64 * 1024;
 
 /// Bytes of answers the kernel may hold for a connection beyond what the
 /// client's window lets out (`TCP_NOTSENT_LOWAT`): past it, a client that
 /// does not read stalls hyper's writes, instead of the kernel taking
 /// megabytes of answers and the calls going on.
-pub const MAX_UNSENT_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_UNSENT_BYTES: usize = 64 * 1024;
 
 /// Bounds the answers the kernel holds unsent for `stream` (Linux; a no-op
 /// elsewhere, and where the option is refused).
@@ -77,7 +83,7 @@ fn limit_unsent(stream: &TcpStream) {
 /// Serves one accepted connection (counted in `table` as `admission`) until
 /// it closes, its time runs out, it is evicted, or the drain (from when
 /// `drain` fires) ends it.
-pub async fn serve_connection(
+pub(crate) async fn serve_connection(
     stream: TcpStream,
     admission: Admission,
     app: Router,

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::http::conn::serve_connection;
-use crate::http::conn_state::ConnectionLimits;
-use crate::http::conn_table::ConnectionTable;
-use crate::shutdown::Shutdown;
+use crate::app::shutdown::Shutdown;
+use crate::http::connection::serve_connection;
+use crate::http::connection::state::ConnectionLimits;
+use crate::http::connection::table::ConnectionTable;
 
 /// Accepts connections until `closing` is over, then drops the listener.
 /// Each is counted in `table` before the next accept (the limit is hard);

@@ -1,6 +1,8 @@
 //! Putting it together: the settings, the toolbox and the served tools of one
 //! Herald ([`Herald`]), and serving it on the configured transport.
 
+pub(crate) mod remote_refresh;
+pub mod shutdown;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -8,16 +10,16 @@ use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
 use herald_core::tools::Toolbox;
 use rmcp::ServiceExt;
 
+use crate::app::shutdown::Shutdown;
 use crate::cli::Cli;
 use crate::error::ServerError;
-use crate::http::heap_trim::HeapTrims;
+use crate::http;
+use crate::http::connection::heap_trim::HeapTrims;
 use crate::http::metrics::{self, MetricsEndpoint};
 use crate::http::readiness::Readiness;
 use crate::mcp::credential::CallerAuth;
 use crate::mcp::handler::HeraldServer;
 use crate::mcp::served_tools::ServedTools;
-use crate::shutdown::Shutdown;
-use crate::{http, remote_refresh};
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
 /// prints): the program, then its leading arguments.
@@ -110,13 +112,13 @@ impl Herald {
 /// `--config` or `LOREBASE_CONFIG`, then the flags. In KB-only mode
 /// (`kb DIR`) a settings file that does not exist is skipped; one that
 /// exists must be valid.
-pub fn load_settings(cli: &Cli) -> Result<Settings, ServerError> {
+pub(crate) fn load_settings(cli: &Cli) -> Result<Settings, ServerError> {
     load_settings_with(cli, &[])
 }
 
 /// [`load_settings`] with `extra` overrides (dotted key, value, source
 /// label) applied after the flags.
-pub fn load_settings_with(
+pub(crate) fn load_settings_with(
     cli: &Cli,
     extra: &[(&str, serde_json::Value, &str)],
 ) -> Result<Settings, ServerError> {
@@ -209,7 +211,7 @@ async fn flush_spans(toolbox: &herald_core::tools::Toolbox) {
 }
 
 /// stdio: protocol messages on stdin/stdout, logs on stderr.
-pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
+pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
     if herald.settings.keeper.api_key.is_none() {
         tracing::info!(
             "no keeper.api_key (LOREBASE_API_KEY): calls go to Keeper without a credential"
@@ -225,7 +227,7 @@ pub async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), Serv
         && let Some(listener) = metrics::bind(metrics).await?
     {
         let endpoint = MetricsEndpoint::new(&herald.toolbox, None)?;
-        let limits = crate::http::conn_state::ConnectionLimits::of(&herald.settings.http);
+        let limits = crate::http::connection::state::ConnectionLimits::of(&herald.settings.http);
         tokio::spawn(metrics::serve(listener, endpoint, limits, shutdown.clone()));
     }
     let handler = herald.handler(CallerAuth::Configured);
