@@ -4,8 +4,13 @@
 A file depends on another when its code names an item of that file's module:
 `use crate::a::b::Item`, `use super::Item`, `use child::Item`, or the same paths
 written inline (`crate::render::finish(..)`, `super::Ctx`, `handlers::run(..)`).
-Re-exports (`pub use child::Item`) are plumbing, not dependencies, and are not
-counted; neither are `mod` declarations, comments, strings and inline `mod tests`.
+Re-exports are followed: a re-export (`pub use child::Item`, `pub(crate) use`,
+`pub use child::*`) is a dependency of the file that writes it on the file that
+defines the item, and a path through a re-exporting file (`crate::data::Item`
+where `data` re-exports it) is a dependency on the defining file, so a `mod.rs`
+that passes its children's items on must not define what those children use
+(put that in a file of its own). `mod` declarations, comments, strings and inline
+`mod tests` are not counted.
 
 Each file is one node (`core/src/tools/mod.rs` is the module `tools`). A cycle
 is a strongly connected set of two or more files; the script prints every one,
@@ -14,6 +19,10 @@ repository root; it reads files only and takes well under a second.
 
     python3 scripts/module-cycles.py            # every crate of the workspace
     python3 scripts/module-cycles.py --edges    # also print every edge
+
+Each run first checks itself on a small crate written to a temporary folder (a
+circle through a re-export, a path followed through one, a glob): a checker that
+stopped seeing them fails the run.
 
 A crate whose root documents its modules "from the bottom up" (core/src/lib.rs: a
 bulleted list of [`module`] links after the words "from the bottom up") is also
@@ -43,6 +52,9 @@ ROOTS = [
 MOD_DECL = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
 INLINE_MOD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*\{")
 USE_STMT = re.compile(r"(?:^|[;{}\s])(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
+ITEM_DEF = re.compile(
+    r"\b(?:fn|struct|enum|trait|type|const|static|union|macro_rules!)\s+([A-Za-z_][A-Za-z0-9_]*)"
+)
 PATH = re.compile(r"(?<![A-Za-z0-9_:])((?:crate|super|self|[a-z_][a-z0-9_]*)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 
 
@@ -106,6 +118,23 @@ class Module:
         self.path, self.name, self.crate = path, name, crate
         self.code = blank_inline_modules(strip_code(path.read_text()))
         self.children = {c: None for c in MOD_DECL.findall(self.code)}
+        #: Names of the items this file defines (fn, struct, enum, trait, type, ...).
+        self.defined = set(ITEM_DEF.findall(self.code))
+        #: Re-exported name -> the path it names, as written (relative to this file).
+        self.reexports: dict[str, list[str]] = {}
+        #: The paths of `pub use path::*`.
+        self.globs: list[list[str]] = []
+        for m in USE_STMT.finditer(self.code):
+            if not m.group(1):
+                continue
+            for path, alias in expand_use_named(m.group(2)):
+                if path and path[-1] == "*":
+                    self.globs.append(path[:-1])
+                elif path:
+                    if path[-1] == "self":
+                        path = path[:-1]
+                    if path:
+                        self.reexports[alias or path[-1]] = path
 
     def label(self) -> str:
         return str(self.path)
@@ -134,8 +163,9 @@ def load_crate(root: str) -> dict[tuple[str, ...], Module]:
     return modules
 
 
-def resolve(modules, here: tuple[str, ...], segments: list[str]) -> tuple[str, ...] | None:
-    """The module a path's leading segments name (the longest prefix that is a file)."""
+def locate(modules, here: tuple[str, ...], segments: list[str]):
+    """The file a path's leading segments name (the longest prefix that is a file) and
+    the segments after it, or None for an external crate, an associated item, a local name."""
     head, rest = segments[0], segments[1:]
     if head == "crate":
         base = ()
@@ -148,28 +178,58 @@ def resolve(modules, here: tuple[str, ...], segments: list[str]) -> tuple[str, .
     elif head in modules[here].children:
         base, rest = here + (head,), rest
     else:
-        return None  # an external crate, a type's associated item, a local name
-    found = base
-    for seg in rest:
-        if base + (seg,) in modules:
-            base = found = base + (seg,)
-        else:
-            break
-    return found
+        return None
+    while rest and base + (rest[0],) in modules:
+        base, rest = base + (rest[0],), rest[1:]
+    return base, rest
 
 
-def expand_use(tree: str) -> list[list[str]]:
-    """The paths of one `use` tree (`a::{b, c::{d, e}}` -> a::b, a::c::d, a::c::e)."""
-    tree = re.sub(r"\s+as\s+[A-Za-z_]\w*", "", tree)
-    tree = re.sub(r"\s+", "", tree)
-    out: list[list[str]] = []
+def resolve(modules, here: tuple[str, ...], segments: list[str], depth: int = 0) -> tuple[str, ...] | None:
+    """The file that defines what a path names: the file its leading segments name, or,
+    when that file only re-exports the item, the file the re-export leads to."""
+    found = locate(modules, here, segments)
+    if found is None:
+        return None
+    module, rest = found
+    if not rest or depth > 16:
+        return module
+    name, m = rest[0], modules[module]
+    if name in m.defined:
+        return module
+    if name in m.reexports:
+        target = resolve(modules, module, m.reexports[name] + rest[1:], depth + 1)
+        return module if target is None else target
+    for glob in m.globs:
+        source = locate(modules, module, glob)
+        if source is None or source[1]:
+            continue
+        g = modules[source[0]]
+        if name in g.defined or name in g.reexports or g.globs:
+            target = resolve(modules, source[0], ["self"] + rest, depth + 1)
+            if target is not None and (name in g.defined or target != source[0]):
+                return target
+    return module
+
+
+def expand_use_named(tree: str) -> list[tuple[list[str], str | None]]:
+    """The paths of one `use` tree with their aliases
+    (`a::{b, c::{d as e}}` -> (a::b, None), (a::c::d, "e"))."""
+    tree = re.sub(r"\s+", " ", tree).strip()
+    out: list[tuple[list[str], str | None]] = []
 
     def walk(prefix: list[str], t: str) -> None:
+        t = t.strip()
         if "{" not in t:
-            out.append(prefix + [s for s in t.split("::") if s])
+            alias = None
+            m = re.match(r"(.*?)\s+as\s+([A-Za-z_]\w*)$", t)
+            if m:
+                t, alias = m.group(1), m.group(2)
+            segs = [s.strip() for s in t.split("::") if s.strip()]
+            if prefix + segs:
+                out.append((prefix + segs, alias if alias != "_" else "_"))
             return
         brace = t.index("{")
-        pre = [s for s in t[:brace].split("::") if s]
+        pre = [s.strip() for s in t[:brace].split("::") if s.strip()]
         inner = t[brace + 1 : t.rindex("}")]
         parts, depth, start = [], 0, 0
         for i, ch in enumerate(inner):
@@ -182,11 +242,16 @@ def expand_use(tree: str) -> list[list[str]]:
                 start = i + 1
         parts.append(inner[start:])
         for p in parts:
-            if p:
+            if p.strip():
                 walk(prefix + pre, p)
 
     walk([], tree)
-    return [p for p in out if p]
+    return out
+
+
+def expand_use(tree: str) -> list[list[str]]:
+    """The paths of one `use` tree (`a::{b, c::{d, e}}` -> a::b, a::c::d, a::c::e)."""
+    return [path for path, _ in expand_use_named(tree)]
 
 
 def edges_of(modules, here: tuple[str, ...]) -> dict[tuple[str, ...], str]:
@@ -202,10 +267,20 @@ def edges_of(modules, here: tuple[str, ...]) -> dict[tuple[str, ...], str]:
         found[target] = f"{module.path}:{line}"
 
     uses = list(USE_STMT.finditer(code))
-    use_spans = []
+    use_spans = [(m.start(2), m.end(2)) for m in uses]
+    outside_uses = "".join(
+        code[a:b] for a, b in zip([0] + [e for _, e in use_spans], [s for s, _ in use_spans] + [len(code)])
+    )
     for m in uses:
-        use_spans.append((m.start(2), m.end(2)))
-        if m.group(1):  # a re-export: plumbing, not a dependency
+        if m.group(1):
+            # A re-export depends on what it passes on, like a plain `use`: the file that defines
+            # the item (a chain of re-exports followed), or the folder of a glob.
+            for path, _ in expand_use_named(m.group(2)):
+                if path and path[-1] == "*":
+                    source = locate(modules, here, path[:-1]) if path[:-1] else None
+                    add(source[0] if source and not source[1] else None, m.start(2))
+                elif path:
+                    add(resolve(modules, here, path[:-1] if path[-1] == "self" else path), m.start(2))
             continue
         for path in expand_use(m.group(2)):
             path = [s for s in path if s != "*"]
@@ -286,9 +361,46 @@ def cycles(graph: dict) -> list[list]:
     return out
 
 
+#: The crate of the self-check: `a` re-exports `inner`'s item while `inner` uses `a`'s
+#: (a circle only through the re-export); `c` names `inner`'s item through `a`; `d`
+#: through a glob re-export of `e`.
+SELF_CHECK = {
+    "lib.rs": "mod a;\nmod c;\nmod d;\n",
+    "a/mod.rs": "mod inner;\npub(crate) use inner::Thing;\npub struct Base;\n",
+    "a/inner.rs": "use super::Base;\npub struct Thing(Base);\n",
+    "c.rs": "use crate::a::Thing;\n",
+    "d/mod.rs": "mod e;\npub use e::*;\npub fn f() -> crate::d::Other { todo!() }\n",
+    "d/e.rs": "pub struct Other;\n",
+}
+
+
+def self_check() -> list[str]:
+    """What the checker misses on SELF_CHECK (empty when it sees everything)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in SELF_CHECK.items():
+            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / name).write_text(text)
+        modules = load_crate(str(Path(tmp) / "lib.rs"))
+        graph = {name: set(edges_of(modules, name)) for name in modules}
+    missed = []
+    if sorted(map(sorted, cycles(graph))) != [[("a",), ("a", "inner")]]:
+        missed.append(f"the circle through a re-export (found {cycles(graph)})")
+    if ("a", "inner") not in graph[("c",)]:
+        missed.append("a path through a re-export (c -> a::inner)")
+    if ("d", "e") not in graph[("d",)]:
+        missed.append("a glob re-export (d -> d::e)")
+    return missed
+
+
 def main() -> int:
     show_edges = "--edges" in sys.argv
     failed = False
+    missed = self_check()
+    if missed:
+        print("module-cycles.py no longer sees: " + "; ".join(missed))
+        return 1
     for root in ROOTS:
         if not Path(root).exists():
             continue

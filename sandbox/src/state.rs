@@ -6,13 +6,14 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::auth::{AuthMode, JwtTrust, KeyRing, Principal};
-use crate::data::{SAMPLE_FILES, load_domain, synthetic_file};
+use crate::data::SAMPLE_FILES;
+use crate::data::load::{load_domain, synthetic_file};
 use crate::engine::ReadView;
 use crate::faults::FaultQueue;
 use crate::newer::NewerKeeper;
 use crate::options::{SandboxError, SandboxOptions};
 use crate::problem::{ApiError, ApiResult};
-use crate::store::DomainState;
+use crate::store::domain::DomainState;
 
 /// Everything the handlers share.
 pub(crate) struct AppState {

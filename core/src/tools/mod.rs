@@ -41,7 +41,7 @@ use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall,
 use crate::tool::{ErrorCode, strip_host_arguments};
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
 use kb::KbTools;
-use lorebase::LorebaseTools;
+use lorebase::source::LorebaseTools;
 use observe::{CallRecord, CallTelemetry};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
 pub use source::ToolOrigin;

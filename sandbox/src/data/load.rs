@@ -7,10 +7,8 @@ use herald_core::keeper::model::{ProposalRef, ProposalStatus, RecordRef};
 use serde_json::Value;
 
 use super::{AttributeSpec, DomainDef, DomainFile};
-use crate::store::{
-    BranchState, ChangeSet, DomainState, LinkKey, PendingChange, ProposalState, RevisionMeta,
-    commit,
-};
+use crate::store::domain::{BranchState, DomainState, ProposalState};
+use crate::store::{ChangeSet, LinkKey, PendingChange, RevisionMeta, commit};
 
 /// Whether a value fits an attribute's type (`null` never does).
 pub(crate) fn type_error(attr: &AttributeSpec, v: &Value) -> Option<String> {

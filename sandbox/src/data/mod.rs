@@ -15,7 +15,6 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub(crate) use generate::{GeneratorSpec, fnv1a};
-pub(crate) use load::{load_domain, synthetic_file};
 
 /// The sample Domain files, built into the binary.
 pub(crate) const SAMPLE_FILES: [(&str, &str); 2] = [

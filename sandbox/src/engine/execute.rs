@@ -14,10 +14,8 @@ use crate::auth::Principal;
 use crate::clock;
 use crate::data::fnv1a;
 use crate::problem::{ApiError, ApiResult};
-use crate::store::{
-    BranchState, ChangeSet, DomainState, IdempotentAnswer, PendingChange, ProposalState,
-    RevisionMeta, commit,
-};
+use crate::store::domain::{BranchState, DomainState, IdempotentAnswer, ProposalState};
+use crate::store::{ChangeSet, PendingChange, RevisionMeta, commit};
 
 /// An execute answer and its HTTP status (200, or 202 with a Proposal).
 #[derive(Debug, Clone)]

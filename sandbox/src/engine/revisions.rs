@@ -12,7 +12,8 @@ use serde_json::Value;
 use super::reads::split_list;
 use super::{ReadView, cursor, page_size};
 use crate::problem::{ApiError, ApiResult};
-use crate::store::{DomainState, Revision, wire_link};
+use crate::store::domain::DomainState;
+use crate::store::{Revision, wire_link};
 
 /// `GET /branches`: the default first, then by name.
 pub(crate) fn branches(

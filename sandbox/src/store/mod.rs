@@ -1,7 +1,7 @@
 //! The versioned store: content-addressed Revisions, each with the snapshot of
 //! the Domain it leads to (Records with their provenance, and Links).
 
-mod domain;
+pub(crate) mod domain;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -14,8 +14,6 @@ use herald_core::keeper::model::{
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-pub(crate) use domain::{BranchState, DomainState, IdempotentAnswer, ProposalState};
 
 use crate::problem::{ApiError, ApiResult};
 use crate::text::SearchIndex;

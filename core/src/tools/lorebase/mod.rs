@@ -11,10 +11,8 @@ mod agent;
 mod provenance;
 mod reads;
 mod revisions;
-mod source;
+pub(crate) mod source;
 mod tool;
-
-pub(crate) use source::LorebaseTools;
 
 use agent::{LorebaseContext, LorebaseExecute};
 use provenance::{LorebaseExplain, LorebaseHistory, LorebaseLineage};
