@@ -48,7 +48,7 @@ use crate::http::auth::{OAuthGate, require_token};
 use crate::http::connection::accept::accept_until;
 use crate::http::connection::state::ConnectionLimits;
 use crate::http::connection::table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
-use crate::http::guard::{GuardPolicy, GuardState, JsonBudget, guard};
+use crate::http::guard::{GuardPolicy, GuardState, JsonBudget, LargeBodyLane, guard};
 use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
 use crate::http::oauth::metadata::WELL_KNOWN;
 use crate::http::readiness::{Readiness, readyz};
@@ -114,6 +114,9 @@ pub fn router(
         policy,
         trims: trims.clone(),
         budget: Arc::new(JsonBudget::default()),
+        lane: Arc::new(LargeBodyLane::start(trims.clone()).map_err(|e| {
+            ServerError::Transport(format!("cannot start the large-body lane: {e}"))
+        })?),
     };
     mcp = mcp.layer(from_fn_with_state(guard_state, guard));
     if let Some(gate) = &oauth {

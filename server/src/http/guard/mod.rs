@@ -6,7 +6,8 @@
 //! body holds ([`probe::MAX_JSON_VALUES`]). The body is probed without
 //! building a tree ([`probe`]); rmcp parses it once. A refused request gets
 //! a JSON-RPC error body (400, 403 or 413; a tool call with too many values,
-//! a tool error) and is never forwarded.
+//! a tool error) and is never forwarded. A large body is probed and handled
+//! on a lane of its own ([`lane`]), so small calls never queue behind it.
 
 use std::sync::Arc;
 
@@ -20,10 +21,12 @@ use http_body_util::LengthLimitError;
 use crate::http::connection::heap_trim::{HeapTrims, LARGE_BODY};
 
 mod budget;
+mod lane;
 mod message;
 mod probe;
 
 pub(crate) use budget::JsonBudget;
+pub(crate) use lane::LargeBodyLane;
 use message::check_message;
 pub(crate) use message::refusal;
 
@@ -189,6 +192,8 @@ pub(crate) struct GuardState {
     pub trims: Arc<HeapTrims>,
     /// The JSON values the requests in flight may hold together.
     pub budget: Arc<JsonBudget>,
+    /// The runtime that probes, parses and handles large bodies.
+    pub lane: Arc<LargeBodyLane>,
 }
 
 /// The middleware: header checks, then the body limit (the body is read
@@ -199,7 +204,8 @@ pub(crate) struct GuardState {
 /// match it (else 400, -32020), and no more than
 /// [`probe::MAX_JSON_VALUES`] values ([`message`]); then a large request
 /// reserves its values in the listener's budget until it is answered
-/// ([`budget`]: 503 when it cannot within 30 s).
+/// ([`budget`]: 503 when it cannot within 30 s). From the probe on, a body
+/// of [`lane::LANE_BODY_BYTES`] or more runs on the large-body lane.
 pub(crate) async fn guard(
     State(state): State<GuardState>,
     request: Request,
@@ -209,6 +215,7 @@ pub(crate) async fn guard(
         policy,
         trims,
         budget,
+        lane,
     } = state;
     if let Err(refusal) = policy.check_headers(request.uri(), request.headers()) {
         return refusal.into_response();
@@ -230,23 +237,36 @@ pub(crate) async fn guard(
         Ok(bytes) => bytes,
         Err(e) => return unreadable(&e, limit),
     };
-    let values = match check_message(&parts.headers, &bytes) {
-        Ok(values) => values,
-        Err(refused) => return *refused,
-    };
-    let reserved = match budget.reserve(values).await {
-        Ok(reserved) => reserved,
-        Err(busy) => return busy,
-    };
     let large = bytes.len() >= LARGE_BODY;
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    drop(reserved);
+    let response = if lane::takes(bytes.len()) {
+        lane.run(admit(parts, bytes, budget, next)).await
+    } else {
+        admit(parts, bytes, budget, next).await
+    };
     if large {
         trims.after_large_body();
     }
     response
+}
+
+/// The body's checks ([`message`]), its reservation ([`budget`]), then rmcp
+/// and the call, holding the reservation until the answer.
+async fn admit(
+    parts: axum::http::request::Parts,
+    bytes: axum::body::Bytes,
+    budget: Arc<JsonBudget>,
+    next: Next,
+) -> Response {
+    let values = match check_message(&parts.headers, &bytes) {
+        Ok(values) => values,
+        Err(refused) => return *refused,
+    };
+    let _reserved = match budget.reserve(values, bytes.len()).await {
+        Ok(reserved) => reserved,
+        Err(busy) => return busy,
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// The answer to a body that could not be read whole: past the limit, 413;
