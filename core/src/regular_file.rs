@@ -61,7 +61,11 @@ pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, RegularFileError> {
 }
 
 /// [`read`] of a file [`open`] returned.
-pub fn read_opened(file: File, meta: &Metadata, max_bytes: u64) -> Result<Vec<u8>, RegularFileError> {
+pub fn read_opened(
+    file: File,
+    meta: &Metadata,
+    max_bytes: u64,
+) -> Result<Vec<u8>, RegularFileError> {
     let too_large = RegularFileError::TooLarge { limit: max_bytes };
     if meta.len() > max_bytes {
         return Err(too_large);
@@ -137,7 +141,10 @@ mod tests {
     #[test]
     fn special_files_are_refused_without_blocking() {
         let e = read(Path::new("/dev/zero"), 1 << 20).unwrap_err();
-        assert_eq!(e.to_string(), "it is a character device, not a regular file");
+        assert_eq!(
+            e.to_string(),
+            "it is a character device, not a regular file"
+        );
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();

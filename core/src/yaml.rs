@@ -56,7 +56,9 @@ struct UniqueKeys(Value);
 
 impl<'de> serde::Deserialize<'de> for UniqueKeys {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(UniqueKeysVisitor).map(UniqueKeys)
+        deserializer
+            .deserialize_any(UniqueKeysVisitor)
+            .map(UniqueKeys)
     }
 }
 
@@ -213,7 +215,10 @@ mod tests {
     #[test]
     fn a_key_given_twice_is_refused() {
         let e = parse_unique_keys("a: 1\nb: {c: 1, c: 2}\n").unwrap_err();
-        assert!(e.to_string().contains("the key \"c\" is given twice"), "{e}");
+        assert!(
+            e.to_string().contains("the key \"c\" is given twice"),
+            "{e}"
+        );
         let v = parse_unique_keys("a: [1, {b: x}]\nc: ~\n").unwrap();
         assert_eq!(v, serde_json::json!({"a": [1, {"b": "x"}], "c": null}));
     }

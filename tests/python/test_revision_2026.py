@@ -26,6 +26,8 @@ def post(url: str, method: str, params: dict, version: str | None, rpc_id: int =
                "Mcp-Method": method}
     if version:
         headers["MCP-Protocol-Version"] = version
+    if method == "resources/read":
+        headers["Mcp-Name"] = params["uri"]
     body = {"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": params}
     return httpx2.post(url, json=body, headers=headers, timeout=10)
 

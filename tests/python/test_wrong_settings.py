@@ -22,7 +22,7 @@ from conftest import clean_env
 # No start-up may take this long (nesting 100,000 deep took 51 s in a release build).
 STARTUP_BOUND_S = 20
 # What a refused start may use at most: /dev/zero read whole used all memory.
-ADDRESS_SPACE_BYTES = 4 << 30
+ADDRESS_SPACE_BYTES = 1 << 30
 
 
 def limited() -> None:

@@ -163,10 +163,11 @@ fn check_known(key: &str, source: &SettingSource) -> Result<(), ConfigError> {
 /// only (a FIFO or `/dev/zero` is refused at once), at most
 /// [`MAX_FILE_BYTES`], checked before it is read.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<(String, Value)>, ConfigError> {
-    let text = crate::regular_file::read_text(path, MAX_FILE_BYTES).map_err(|e| ConfigError::File {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
+    let text =
+        crate::regular_file::read_text(path, MAX_FILE_BYTES).map_err(|e| ConfigError::File {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
     parse_yaml(&text, path)
 }
 

@@ -5,8 +5,8 @@
 //! cores, and applies the difference to the tantivy index (delete by path,
 //! add). The result is a new [`Snapshot`]; the caller swaps it in.
 
-use std::collections::{HashMap, HashSet};
 use crate::regular_file::{self, RegularFileError};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -379,9 +379,10 @@ fn read_entry(file: &CatalogFile) -> Result<KbEntry, MalformedEntry> {
             "replaced while being read".into(),
         ));
     }
-    let bytes = regular_file::read_opened(handle, &opened, MAX_ENTRY_BYTES).map_err(|e| match e {
-        RegularFileError::TooLarge { .. } => MalformedEntry::TooLarge(opened.len()),
-        other => MalformedEntry::Unreadable(other.to_string()),
-    })?;
+    let bytes =
+        regular_file::read_opened(handle, &opened, MAX_ENTRY_BYTES).map_err(|e| match e {
+            RegularFileError::TooLarge { .. } => MalformedEntry::TooLarge(opened.len()),
+            other => MalformedEntry::Unreadable(other.to_string()),
+        })?;
     KbEntry::parse_bytes(&file.path, &bytes)
 }
