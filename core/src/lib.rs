@@ -5,6 +5,10 @@
 //! this list; `scripts/module-cycles.py` checks both that and that no files
 //! import each other in a circle):
 //!
+//! - [`regular_file`]: reading a file Herald is told to read: a regular one
+//!   only, opened without blocking, bounded before it is read.
+//! - [`yaml`]: YAML read within bounds: nesting checked while parsing,
+//!   duplicate keys refused.
 //! - [`tool`]: what every front end sees of a tool: [`tool::ToolDefinition`],
 //!   [`tool::RenderedOutput`], the caller's errors and their codes, the
 //!   parser of a call's arguments.
@@ -31,9 +35,11 @@ pub mod error;
 pub mod kb;
 pub mod keeper;
 pub mod otlp;
+pub mod regular_file;
 pub mod remote;
 pub mod render;
 pub mod runtime;
 pub mod telemetry;
 pub mod tool;
 pub mod tools;
+pub mod yaml;

@@ -67,10 +67,16 @@ impl From<ToolboxError> for ServerError {
 
 impl ServerError {
     /// The process exit code for this failure: 2 for usage and settings
-    /// errors (as for clap's own), 1 otherwise.
+    /// errors (as for clap's own), a file a setting names included (the KB
+    /// folder, the Keeper CA file, the audit file's folder): a restart does
+    /// not mend them; 1 otherwise (a port in use, a transport that broke).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Self::Settings(_) | Self::Usage(_) => 2,
+            Self::Settings(_)
+            | Self::Usage(_)
+            | Self::Keeper(_)
+            | Self::Kb(_)
+            | Self::AuditFile { .. } => 2,
             _ => 1,
         }
     }
@@ -91,7 +97,7 @@ mod tests {
         }));
         assert_eq!(
             kb.to_string(),
-            "cannot read the KB catalog /nowhere: not found"
+            "cannot read the KB catalog /nowhere (herald.kb.dir): not found"
         );
         assert!(matches!(kb, ServerError::Kb(_)));
         let keeper = ServerError::from(ToolboxError::Keeper(KeeperError::Setup(

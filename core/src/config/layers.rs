@@ -158,30 +158,41 @@ fn check_known(key: &str, source: &SettingSource) -> Result<(), ConfigError> {
     }
 }
 
-/// The leaves of the file's `herald` section, dotted.
+/// The leaves of the file's `herald` section, dotted. The file is read as
+/// every file a setting names is ([`crate::regular_file`]): a regular file
+/// only (a FIFO or `/dev/zero` is refused at once), at most
+/// [`MAX_FILE_BYTES`], checked before it is read.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<(String, Value)>, ConfigError> {
-    let file_err = |reason: String| ConfigError::File {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let meta = std::fs::metadata(path).map_err(|e| file_err(e.to_string()))?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(file_err(format!("larger than {MAX_FILE_BYTES} bytes")));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| file_err(e.to_string()))?;
+    let text =
+        crate::regular_file::read_text(path, MAX_FILE_BYTES).map_err(|e| ConfigError::File {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
     parse_yaml(&text, path)
 }
 
-/// The leaves of the `herald` section of a YAML document, dotted.
+/// The deepest nesting of collections a settings file may have (its
+/// deepest key, an `mcp.servers` entry's header, is six deep).
+pub const MAX_SETTINGS_DEPTH: usize = 32;
+
+/// The leaves of the `herald` section of a YAML document, dotted. The
+/// nesting is bounded while the document is parsed (before any value is
+/// built: linear time whatever the file) and a key given twice in one
+/// mapping is refused.
 pub(crate) fn parse_yaml(text: &str, path: &Path) -> Result<Vec<(String, Value)>, ConfigError> {
     let file_err = |reason: String| ConfigError::File {
         path: path.to_path_buf(),
         reason,
     };
+    if let Some(line) = crate::yaml::first_too_deep(text, MAX_SETTINGS_DEPTH) {
+        return Err(file_err(format!(
+            "it nests collections more than {MAX_SETTINGS_DEPTH} deep (line {line})"
+        )));
+    }
     let doc: Value = if text.trim().is_empty() {
         Value::Null
     } else {
-        serde_norway::from_str(text).map_err(|e| file_err(format!("invalid YAML: {e}")))?
+        crate::yaml::parse_unique_keys(text).map_err(|e| file_err(format!("invalid YAML: {e}")))?
     };
     let src = SettingSource::File(path.to_path_buf());
     let herald = match doc {

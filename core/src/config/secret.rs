@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Read;
 use std::path::Path;
 
 /// A secret value (an API key, a token). `Debug` and `Display` print `***`;
@@ -92,16 +91,8 @@ pub fn resolve_secret(
 }
 
 fn read_secret_file(path: &Path) -> Result<Secret, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open the file: {e}"))?;
-    let mut text = String::new();
-    file.take(MAX_SECRET_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read the file: {e}"))?;
-    if text.len() as u64 > MAX_SECRET_FILE_BYTES {
-        return Err(format!(
-            "the file is larger than {MAX_SECRET_FILE_BYTES} bytes"
-        ));
-    }
+    let text = crate::regular_file::read_text(path, MAX_SECRET_FILE_BYTES)
+        .map_err(|e| format!("the file: {e}"))?;
     let value = text.trim_end_matches(['\r', '\n']);
     if value.trim().is_empty() {
         return Err("the file is empty".into());

@@ -5,8 +5,8 @@
 //! cores, and applies the difference to the tantivy index (delete by path,
 //! add). The result is a new [`Snapshot`]; the caller swaps it in.
 
+use crate::regular_file::{self, RegularFileError};
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -362,25 +362,27 @@ fn read_entry(file: &CatalogFile) -> Result<KbEntry, MalformedEntry> {
     if file.stamp.len > MAX_ENTRY_BYTES {
         return Err(MalformedEntry::TooLarge(file.stamp.len));
     }
-    let handle = std::fs::File::open(&file.absolute)
-        .map_err(|e| MalformedEntry::Unreadable(e.kind().to_string()))?;
-    // The file opened must be the regular file listed, not a symlink swapped in
-    // since (opening follows symlinks).
-    #[cfg(unix)]
-    {
-        let opened = handle
-            .metadata()
-            .map_err(|e| MalformedEntry::Unreadable(e.kind().to_string()))?;
-        if std::os::unix::fs::MetadataExt::ino(&opened) != file.stamp.inode || !opened.is_file() {
-            return Err(MalformedEntry::Unreadable(
-                "replaced while being read".into(),
-            ));
+    // Opened without blocking and checked on the descriptor: a FIFO or a
+    // device swapped in since the listing is refused at once (a plain open
+    // of a FIFO waits for a writer, and the watcher with it, for good).
+    let (handle, opened) = regular_file::open(&file.absolute).map_err(|e| match e {
+        RegularFileError::NotRegular(kind) => {
+            MalformedEntry::Unreadable(format!("replaced by {kind} since it was listed"))
         }
+        other => MalformedEntry::Unreadable(other.to_string()),
+    })?;
+    // The file opened must be the one listed, not a symlink swapped in since
+    // (opening follows symlinks).
+    #[cfg(unix)]
+    if std::os::unix::fs::MetadataExt::ino(&opened) != file.stamp.inode {
+        return Err(MalformedEntry::Unreadable(
+            "replaced while being read".into(),
+        ));
     }
-    let mut bytes = Vec::with_capacity(file.stamp.len as usize + 1);
-    handle
-        .take(MAX_ENTRY_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| MalformedEntry::Unreadable(e.kind().to_string()))?;
+    let bytes =
+        regular_file::read_opened(handle, &opened, MAX_ENTRY_BYTES).map_err(|e| match e {
+            RegularFileError::TooLarge { .. } => MalformedEntry::TooLarge(opened.len()),
+            other => MalformedEntry::Unreadable(other.to_string()),
+        })?;
     KbEntry::parse_bytes(&file.path, &bytes)
 }

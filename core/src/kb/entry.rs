@@ -11,8 +11,8 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
-use super::yaml_depth;
-pub use super::yaml_depth::MAX_FRONTMATTER_DEPTH;
+use crate::yaml;
+pub use crate::yaml::MAX_FRONTMATTER_DEPTH;
 
 /// Largest entry file read, in bytes; bigger files are skipped with a warning.
 pub const MAX_ENTRY_BYTES: u64 = 8 * 1024 * 1024;
@@ -66,7 +66,7 @@ pub enum MalformedEntry {
     InvalidFrontmatter(String),
     /// The frontmatter nests collections deeper than
     /// [`MAX_FRONTMATTER_DEPTH`] (refused before it is parsed: see
-    /// `kb::yaml_depth`).
+    /// `crate::yaml`).
     #[error("frontmatter nests collections more than {MAX_FRONTMATTER_DEPTH} deep (line {line})")]
     TooDeep {
         /// The frontmatter's line (1-based) where it gets too deep.
@@ -145,7 +145,7 @@ impl KbEntry {
 }
 
 fn parse_yaml(yaml: &str) -> Result<Frontmatter, MalformedEntry> {
-    if let Some(line) = yaml_depth::first_too_deep(yaml, MAX_FRONTMATTER_DEPTH) {
+    if let Some(line) = yaml::first_too_deep(yaml, MAX_FRONTMATTER_DEPTH) {
         return Err(MalformedEntry::TooDeep { line });
     }
     // A frontmatter that is a list or a scalar is not a set of fields.

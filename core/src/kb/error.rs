@@ -4,7 +4,7 @@
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
     /// The directory cannot be read.
-    #[error("cannot read the KB catalog {path}: {reason}")]
+    #[error("cannot read the KB catalog {path} (herald.kb.dir): {reason}")]
     Unreadable {
         /// The directory.
         path: String,

@@ -3,7 +3,6 @@
 //! in `tools::kb`, their renderings in `render::kb`.
 //!
 //! - [`entry`]: one entry (frontmatter fields and body) and why a file is not one.
-//! - `yaml_depth`: a frontmatter's nesting, bounded before it is parsed.
 //! - `walk`: which files of the folder are entries.
 //! - `tokenizer`: the analyzer that keeps identifiers findable (`stem`: plain
 //!   words stemmed).
@@ -30,7 +29,6 @@ mod stem;
 mod tokenizer;
 mod walk;
 mod watch;
-mod yaml_depth;
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -1,7 +1,8 @@
 //! Walks a catalog directory: the `.md` files that are entries.
 //!
 //! Skipped: hidden files and folders (a name starting with `.`), symlinks
-//! (never followed), files not ending in `.md`, and repository documents
+//! (never followed), files not ending in `.md`, anything but a regular file
+//! (a FIFO, socket or device named `*.md`, with a warning: never opened), and repository documents
 //! whatever their case (`README.md`, `license.md`, ...). Folders that cannot
 //! be read, and names that are not UTF-8 or hold a control or invisible
 //! character ([`is_shown_safely`]), are skipped with a warning; only an
@@ -123,6 +124,10 @@ pub fn list_catalog(root: &Path) -> std::io::Result<Vec<CatalogFile>> {
                         tracing::warn!(folder = %relative, error = %e, "KB: skipping an unreadable folder");
                     }
                 }
+            } else if !file_type.is_file() && is_entry_name(name) {
+                // A FIFO, socket or device named like an entry: never opened
+                // (an open of a FIFO waits for a writer).
+                tracing::warn!(file = %relative, "KB: skipping an entry name that is not a regular file (a FIFO, socket or device)");
             } else if file_type.is_file() && is_entry_name(name) {
                 let Ok(meta) = item.metadata() else {
                     continue;

@@ -5,7 +5,10 @@
 //! the debounce time (or after 10 debounce times of continuous changes). The
 //! files the events named are re-read even if their size and time look the
 //! same; the rest of the catalog is compared by stamp. Searches keep using the
-//! old snapshot until the new one is swapped in. Events inside hidden folders
+//! old snapshot until the new one is swapped in. Files are opened without
+//! blocking (a FIFO swapped in for an entry is skipped, never waited on) and
+//! a failed re-index is logged: the watcher never stops while the catalog is
+//! served. Events inside hidden folders
 //! (`.git/`) and pure reads are ignored.
 
 use std::collections::HashSet;
@@ -78,8 +81,18 @@ fn run(
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        if let Err(e) = shared.reload(&pending.paths) {
-            tracing::warn!("KB: re-index failed, still serving the previous index: {e}");
+        // The watcher outlives any one re-index: a failure, even a panic,
+        // is logged and the next change is waited for.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            shared.reload(&pending.paths)
+        })) {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                tracing::warn!("KB: re-index failed, still serving the previous index: {e}");
+            }
+            Err(_) => {
+                tracing::error!("KB: re-index panicked, still serving the previous index");
+            }
         }
     }
 }

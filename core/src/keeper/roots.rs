@@ -48,11 +48,15 @@ pub fn build_client(
         })
 }
 
+/// The largest `keeper.ca_file` read (a bundle of every public root is
+/// about 220 KB).
+pub const MAX_CA_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The certificates of a PEM file (`keeper.ca_file`): a private CA trusted
 /// besides the platform's (or the bundled) roots.
 pub fn read_ca_file(path: &Path) -> Result<Vec<reqwest::Certificate>, KeeperError> {
     let shown = path.display();
-    let pem = std::fs::read(path).map_err(|e| {
+    let pem = crate::regular_file::read(path, MAX_CA_FILE_BYTES).map_err(|e| {
         KeeperError::Setup(format!("herald.keeper.ca_file: cannot read {shown}: {e}"))
     })?;
     let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {

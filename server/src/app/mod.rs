@@ -174,6 +174,17 @@ pub(crate) async fn serve_discovering(
                 });
             let readiness = Readiness::new(shutdown.clone(), herald.toolbox.keeper().clone());
             let (addr, url) = (bound.addr, http::url(&bound, &herald.settings.http));
+            // Every setting checked and every listener bound before the READY
+            // line: a supervisor never sees a ready Herald that then exits.
+            let prepared = http::prepare(
+                bound,
+                handler,
+                &herald.settings.http,
+                &shutdown,
+                readiness.clone(),
+                trims,
+            )
+            .await?;
             let starting = async {
                 if discover {
                     herald.discover_remote().await;
@@ -182,14 +193,7 @@ pub(crate) async fn serve_discovering(
                 readiness.mark_started();
                 remote_refresh::spawn(herald.toolbox.clone(), shutdown.clone(), None);
             };
-            let serving = http::serve_with(
-                bound,
-                handler,
-                &herald.settings.http,
-                shutdown.clone(),
-                readiness.clone(),
-                trims,
-            );
+            let serving = prepared.serve(&herald.settings.http, shutdown.clone());
             let (_, served) = tokio::join!(starting, serving);
             tracing::debug!(%addr, "stopped serving");
             served
@@ -217,11 +221,7 @@ pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(
             "no keeper.api_key (LOREBASE_API_KEY): calls go to Keeper without a credential"
         );
     }
-    tracing::info!(
-        keeper = %herald.settings.keeper.base_url,
-        tools = herald.tools.names().len(),
-        "serving MCP over stdio"
-    );
+    // The metrics port is bound before Herald says it serves.
     let metrics = &herald.settings.metrics;
     if metrics.enabled
         && let Some(listener) = metrics::bind(metrics).await?
@@ -230,6 +230,11 @@ pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(
         let limits = crate::http::connection::state::ConnectionLimits::of(&herald.settings.http);
         tokio::spawn(metrics::serve(listener, endpoint, limits, shutdown.clone()));
     }
+    tracing::info!(
+        keeper = %herald.settings.keeper.base_url,
+        tools = herald.tools.names().len(),
+        "serving MCP over stdio"
+    );
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler
         .serve_with_ct(rmcp::transport::stdio_pipes(), shutdown.token())

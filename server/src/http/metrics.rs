@@ -11,7 +11,7 @@
 //! The calls and Keeper requests are counted where they happen
 //! (`herald_core::telemetry::metrics`); this module adds what is read at
 //! scrape time: the open HTTP connections, the KB catalog, the build, the
-//! log lines dropped (`crate::logging`). Every
+//! log and audit lines dropped (`crate::logging`). Every
 //! name is prefixed `herald_`; docs/operations.md lists them.
 
 use std::net::SocketAddr;
@@ -188,6 +188,9 @@ impl Collector for ScrapeTime {
         let dropped = ConstCounter::new(crate::logging::lines_dropped_total());
         let help = "Log lines dropped because stderr could not take them (nobody read it)";
         put(&mut encoder, "log_lines_dropped", help, dropped)?;
+        let lost = ConstCounter::new(crate::logging::audit_lines_dropped_total());
+        let help = "Audit lines log.audit_file did not take (a full disk, an I/O error)";
+        put(&mut encoder, "audit_lines_dropped", help, lost)?;
         if let Some(table) = &self.connections {
             let open = ConstGauge::new(table.len() as i64);
             put(

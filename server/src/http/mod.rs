@@ -234,6 +234,37 @@ pub async fn serve_with(
     readiness: Readiness,
     trims: Arc<HeapTrims>,
 ) -> Result<(), ServerError> {
+    prepare(bound, server, http, &shutdown, readiness, trims)
+        .await?
+        .serve(http, shutdown)
+        .await
+}
+
+/// A listener with everything it serves built: the router (whose settings,
+/// `http.path`, `http.allowed_hosts`, `http.allowed_origins` and the OAuth
+/// ones, are checked as it is built) and `metrics.port` bound and served.
+/// What can fail at start-up has failed once this exists, so Herald says it
+/// is ready only after [`prepare`] (issue 36: a READY line, then exit 2).
+pub(crate) struct Prepared {
+    bound: Bound,
+    app: Router,
+    table: Arc<ConnectionTable>,
+    limits: ConnectionLimits,
+    max_connections: usize,
+    cancel: CancellationToken,
+    trims: Arc<HeapTrims>,
+}
+
+/// Builds what `bound` serves ([`Prepared`]); the metrics port, when it has
+/// one of its own, serves until `shutdown`.
+pub(crate) async fn prepare(
+    bound: Bound,
+    server: HeraldServer,
+    http: &HttpSettings,
+    shutdown: &Shutdown,
+    readiness: Readiness,
+    trims: Arc<HeapTrims>,
+) -> Result<Prepared, ServerError> {
     let cancel = CancellationToken::new();
     let table = Arc::new(ConnectionTable::default());
     // Below the open-file limit (raised to the hard one first): EMFILE would
@@ -254,18 +285,12 @@ pub async fn serve_with(
         false => None,
     };
     let limits = ConnectionLimits::of(http);
-    // On a port of its own, or on this listener.
-    let on_this_listener = match (endpoint, crate::http::metrics::bind(settings).await?) {
-        (Some(endpoint), Some(listener)) => {
-            tokio::spawn(crate::http::metrics::serve(
-                listener,
-                endpoint,
-                limits,
-                shutdown.clone(),
-            ));
-            None
-        }
-        (endpoint, _) => endpoint,
+    // On a port of its own (bound now, served once the router is built), or
+    // on this listener.
+    let (on_this_listener, own_port) = match (endpoint, crate::http::metrics::bind(settings).await?)
+    {
+        (Some(endpoint), Some(listener)) => (None, Some((listener, endpoint))),
+        (endpoint, _) => (endpoint, None),
     };
     let app = router(
         server,
@@ -275,53 +300,90 @@ pub async fn serve_with(
         on_this_listener,
         trims.clone(),
     )?;
-    // The connections' drain starts once the listener is closed.
-    let drain = Shutdown::new();
-    tokio::spawn(connection::heap_trim::watch(
-        table.clone(),
-        trims,
-        max_connections,
-        drain.clone(),
-    ));
-    let closing = async {
-        shutdown.wait().await;
-        if http.drain_delay_s > 0 {
-            tracing::info!(
-                drain_delay_s = http.drain_delay_s,
-                "shutdown requested: /readyz answers 503; still accepting calls"
-            );
-            tokio::time::sleep(Duration::from_secs(http.drain_delay_s)).await;
-        }
-    };
-    accept_until(
-        bound.listener,
-        closing,
-        &app,
-        &table,
+    if let Some((listener, endpoint)) = own_port {
+        tokio::spawn(crate::http::metrics::serve(
+            listener,
+            endpoint,
+            limits,
+            shutdown.clone(),
+        ));
+    }
+    Ok(Prepared {
+        bound,
+        app,
+        table,
         limits,
         max_connections,
-        &drain,
-    )
-    .await;
-    drain.trigger();
-    let open = table.len();
-    tracing::info!(
-        open,
-        drain_timeout_s = http.drain_timeout_s,
-        "shutting down: listener closed, finishing in-flight calls"
-    );
-    // Each connection ends itself by the drain deadline; the margin covers
-    // the last answers being written.
-    let deadline = Instant::now() + limits.drain + Duration::from_secs(1);
-    if tokio::time::timeout_at(deadline.into(), table.wait_empty())
-        .await
-        .is_err()
-    {
-        tracing::warn!(
-            open = table.len(),
-            "drain time over: closing the connections left"
+        cancel,
+        trims,
+    })
+}
+
+impl Prepared {
+    /// Serves until `shutdown` fires, then drains (see the module
+    /// documentation).
+    pub(crate) async fn serve(
+        self,
+        http: &HttpSettings,
+        shutdown: Shutdown,
+    ) -> Result<(), ServerError> {
+        let Self {
+            bound,
+            app,
+            table,
+            limits,
+            max_connections,
+            cancel,
+            trims,
+        } = self;
+        // The connections' drain starts once the listener is closed.
+        let drain = Shutdown::new();
+        tokio::spawn(connection::heap_trim::watch(
+            table.clone(),
+            trims,
+            max_connections,
+            drain.clone(),
+        ));
+        let closing = async {
+            shutdown.wait().await;
+            if http.drain_delay_s > 0 {
+                tracing::info!(
+                    drain_delay_s = http.drain_delay_s,
+                    "shutdown requested: /readyz answers 503; still accepting calls"
+                );
+                tokio::time::sleep(Duration::from_secs(http.drain_delay_s)).await;
+            }
+        };
+        accept_until(
+            bound.listener,
+            closing,
+            &app,
+            &table,
+            limits,
+            max_connections,
+            &drain,
+        )
+        .await;
+        drain.trigger();
+        let open = table.len();
+        tracing::info!(
+            open,
+            drain_timeout_s = http.drain_timeout_s,
+            "shutting down: listener closed, finishing in-flight calls"
         );
+        // Each connection ends itself by the drain deadline; the margin covers
+        // the last answers being written.
+        let deadline = Instant::now() + limits.drain + Duration::from_secs(1);
+        if tokio::time::timeout_at(deadline.into(), table.wait_empty())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                open = table.len(),
+                "drain time over: closing the connections left"
+            );
+        }
+        cancel.cancel();
+        Ok(())
     }
-    cancel.cancel();
-    Ok(())
 }

@@ -131,6 +131,11 @@ pub(crate) fn lines_dropped_total() -> u64 {
     INSTALLED.get().map_or(0, |i| i.writer.dropped_total())
 }
 
+/// Audit lines `log.audit_file` did not take (`herald_audit_lines_dropped_total`).
+pub(crate) fn audit_lines_dropped_total() -> u64 {
+    INSTALLED.get().map_or(0, |i| i.audit.dropped_total())
+}
+
 /// Whether log lines are JSON now.
 pub(crate) fn is_json() -> bool {
     INSTALLED

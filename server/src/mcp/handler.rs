@@ -24,7 +24,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use crate::mcp::credential::CallerAuth;
 use crate::mcp::instructions::instructions;
 use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
-use crate::mcp::{completion, malformed_params, prompt, resources};
+use crate::mcp::{completion, malformed_params, prompt, removed_methods, resources};
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "lorebase-herald";
@@ -448,9 +448,14 @@ impl ServerHandler for HeraldServer {
     async fn on_custom_request(
         &self,
         request: rmcp::model::CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, McpError> {
         let method = request.method.as_str();
+        if let Some(e) =
+            removed_methods::not_found_under(method, context.protocol_version().as_ref())
+        {
+            return Err(e);
+        }
         if let Some(e) = malformed_params::invalid_params(method, request.params.as_ref()) {
             tracing::debug!(
                 method,
@@ -470,8 +475,14 @@ impl ServerHandler for HeraldServer {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        let method = <rmcp::model::SetLevelRequestMethod as rmcp::model::ConstString>::VALUE;
+        if let Some(e) =
+            removed_methods::not_found_under(method, context.protocol_version().as_ref())
+        {
+            return Err(e);
+        }
         // Herald's logs go to stderr (or the HTTP server's log); it sends no
         // log notifications, so any level is accepted.
         tracing::debug!(level = ?request.level, "client set the MCP log level");

@@ -3,7 +3,8 @@
 //! caller's credential ([`credential`]), the resources ([`resources`]), the
 //! prompt ([`prompt`]), argument completion ([`completion`]), the
 //! instructions ([`instructions`]); [`malformed_params`]: a served method's
-//! params of the wrong shape (-32602).
+//! params of the wrong shape (-32602); [`removed_methods`]: `initialize`
+//! and `logging/setLevel` under 2026-07-28 (-32601).
 
 pub(crate) mod completion;
 pub mod credential;
@@ -11,5 +12,6 @@ pub(crate) mod handler;
 pub(crate) mod instructions;
 pub(crate) mod malformed_params;
 pub(crate) mod prompt;
+pub(crate) mod removed_methods;
 pub(crate) mod resources;
 pub mod served_tools;

@@ -11,7 +11,7 @@ use herald_core::keeper::Credential;
 use herald_core::keeper::model::{ReadAt, RecordRef, Schema, SchemaDetail, SchemaParams};
 use herald_core::tools::{ToolCallError, Toolbox};
 use rmcp::ErrorData as McpError;
-use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use rmcp::model::{ErrorCode, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use serde_json::{Map, Value, json};
 
 /// The URI scheme.
@@ -194,8 +194,25 @@ pub(crate) fn listed(default_domain: Option<&str>) -> Vec<Resource> {
         .collect()
 }
 
-/// Reads one resource with the caller's credential.
+/// Reads one resource with the caller's credential. A read that fails
+/// because the resource is not there (a URI Herald does not serve, a record
+/// or lens Keeper does not have) names the `uri` in the error's data
+/// (SEP-2164).
 pub(crate) async fn read(
+    toolbox: &Toolbox,
+    uri: &str,
+    credential: &Credential,
+) -> Result<ReadResourceResult, McpError> {
+    read_uri(toolbox, uri, credential).await.map_err(|mut e| {
+        let missing = [ErrorCode::RESOURCE_NOT_FOUND, ErrorCode::INVALID_PARAMS].contains(&e.code);
+        if missing && e.data.is_none() {
+            e.data = Some(json!({"uri": uri}));
+        }
+        e
+    })
+}
+
+async fn read_uri(
     toolbox: &Toolbox,
     uri: &str,
     credential: &Credential,

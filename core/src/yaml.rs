@@ -1,4 +1,7 @@
-//! The nesting of a frontmatter, bounded before it is parsed into fields.
+//! YAML read within bounds: the nesting of a document checked while it is
+//! parsed, before it becomes values ([`first_too_deep`]), and a mapping that
+//! names a key twice refused ([`parse_unique_keys`]). KB frontmatters and the
+//! settings file are read through it.
 //!
 //! libyaml's scanner (which serde_norway runs over the whole document before
 //! deserializing anything) keeps one possible simple key per open flow
@@ -8,8 +11,11 @@
 //! nested deeper than the bound: the work done is linear in the file's size
 //! (each token costs at most the bound), whatever the file.
 
+use std::fmt;
 use std::mem::MaybeUninit;
 
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
 use unsafe_libyaml_norway as unsafe_yaml;
 
 /// Deepest nesting of collections a frontmatter may have (serde_norway
@@ -34,6 +40,94 @@ pub(crate) fn first_too_deep(yaml: &str, max: usize) -> Option<u64> {
             Step::Other => {}
             Step::End => return None,
         }
+    }
+}
+
+/// A YAML document as JSON values, refusing a mapping that names a key
+/// twice (serde_json's own values keep the last silently). Check the
+/// nesting with [`first_too_deep`] first: this parse is quadratic in it.
+pub(crate) fn parse_unique_keys(yaml: &str) -> Result<Value, serde_norway::Error> {
+    let UniqueKeys(value) = serde_norway::from_str(yaml)?;
+    Ok(value)
+}
+
+/// A JSON value deserialized with each mapping's keys checked once.
+struct UniqueKeys(Value);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(UniqueKeysVisitor)
+            .map(UniqueKeys)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> Visitor<'de> for UniqueKeysVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a YAML value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(UniqueKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                let shown: String = key.chars().take(100).collect();
+                return Err(de::Error::custom(format_args!(
+                    "the key {shown:?} is given twice in one mapping"
+                )));
+            }
+            let UniqueKeys(value) = map.next_value()?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
     }
 }
 
@@ -117,6 +211,17 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        let e = parse_unique_keys("a: 1\nb: {c: 1, c: 2}\n").unwrap_err();
+        assert!(
+            e.to_string().contains("the key \"c\" is given twice"),
+            "{e}"
+        );
+        let v = parse_unique_keys("a: [1, {b: x}]\nc: ~\n").unwrap();
+        assert_eq!(v, serde_json::json!({"a": [1, {"b": "x"}], "c": null}));
+    }
 
     #[test]
     fn shallow_documents_pass() {
