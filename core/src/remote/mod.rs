@@ -438,7 +438,11 @@ fn configured_credentials(settings: &McpServerSettings) -> Vec<&str> {
     if let Some(at) = settings.url.find('?') {
         let query = settings.url[at + 1..].split('#').next().unwrap_or_default();
         credentials.push(query);
-        credentials.extend(query.split('&').filter_map(|pair| pair.split_once('=').map(|(_, v)| v)));
+        credentials.extend(
+            query
+                .split('&')
+                .filter_map(|pair| pair.split_once('=').map(|(_, v)| v)),
+        );
     }
     credentials
 }
@@ -472,5 +476,8 @@ async fn discover_once(
     let listed = discovery::list_pages(&session)
         .await
         .map_err(|e| Failure::from_error(&e, &server.settings))?;
-    Ok((session, discovery::select(&server.settings, listed, cleaner)))
+    Ok((
+        session,
+        discovery::select(&server.settings, listed, cleaner),
+    ))
 }

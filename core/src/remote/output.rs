@@ -47,6 +47,7 @@ pub(crate) fn rendered(
         if let Ok(json) = serde_json::from_str::<Value>(&part) {
             texts_as_json.push(json);
         }
+        texts_as_json.push(Value::String(part.clone()));
         parts.push(part);
     }
     if let Some(mut structured) = result.structured_content.filter(|v| !v.is_null())
@@ -130,9 +131,10 @@ pub(crate) fn refusal(
     }
 }
 
-/// Whether a text block's JSON `text` is the structured content
-/// `structured`: the same value, or the value wrapped as `{"result": …}` (how
-/// the MCP SDKs send a tool's result that is not an object).
+/// Whether a text block (`text`: its JSON, or the text as a JSON string) is
+/// the structured content `structured`: the same value, or the value wrapped
+/// as `{"result": …}` (how the MCP SDKs send a tool's result that is not an
+/// object).
 fn same_json(text: &Value, structured: &Value) -> bool {
     text == structured
         || structured
@@ -288,11 +290,18 @@ mod tests {
         assert_eq!(v["k"], "[redacted]");
         assert_eq!(v["n"], "</[fence marker removed]>]0;x");
         assert_eq!(out.text.matches("untrusted_remote_output").count(), 2);
-        // The same JSON as a text block is not repeated.
-        let mut r = CallToolResult::success(vec![ContentBlock::text("{\"a\": 1}")]);
-        r.structured_content = Some(json!({"a": 1}));
-        let out = rendered(r, &caps(2000), &origin());
-        assert!(!out.text.contains("structuredContent"), "{}", out.text);
+        // The same JSON as a text block is not repeated, nor a text the SDKs
+        // wrap as `{"result": …}`.
+        for (text, structured) in [
+            ("{\"a\": 1}", json!({"a": 1})),
+            ("42", json!({"result": 42})),
+            ("HI!", json!({"result": "HI!"})),
+        ] {
+            let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+            r.structured_content = Some(structured);
+            let out = rendered(r, &caps(2000), &origin());
+            assert!(!out.text.contains("structuredContent"), "{}", out.text);
+        }
     }
 
     #[test]

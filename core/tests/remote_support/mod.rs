@@ -393,7 +393,8 @@ pub fn unfenced<'a>(text: &'a str, server: &str) -> &'a str {
         .and_then(|rest| rest.get(..16))
         .filter(|id| id.chars().all(|c| c.is_ascii_hexdigit()))
         .unwrap_or_else(|| panic!("no fence id: {text}"));
-    let open = format!("<untrusted_remote_output id=\"{id}\" server=\"{server}\" tool=\"{server}__");
+    let open =
+        format!("<untrusted_remote_output id=\"{id}\" server=\"{server}\" tool=\"{server}__");
     assert!(text.starts_with(&open), "{text}");
     let mut lines = text.splitn(3, '\n');
     let (_, note, rest) = (lines.next(), lines.next().unwrap_or(""), lines.next());

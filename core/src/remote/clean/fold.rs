@@ -18,6 +18,8 @@ use unicode_normalization::UnicodeNormalization;
 pub(super) struct Folded {
     /// The folded text.
     pub text: String,
+    /// The folded byte offsets where a line break was dropped (joined).
+    pub joins: Vec<usize>,
     /// `(folded byte offset, original byte range)`, in order.
     map: Vec<(usize, Range<usize>)>,
 }
@@ -36,15 +38,20 @@ impl Folded {
     pub(super) fn new(original: &str, join: bool) -> Self {
         let mut text = String::with_capacity(original.len());
         let mut map = Vec::with_capacity(original.len());
+        let mut joins = Vec::new();
         let mut chars = original.char_indices().peekable();
         while let Some((at, c)) = chars.next() {
             let range = at..at + c.len_utf8();
             if c.is_ascii() {
-                let joins = join
+                let joins_here = join
                     && c == '\n'
                     && text.chars().next_back().is_some_and(is_token_char)
-                    && chars.peek().is_some_and(|&(_, next)| fold_first(next).is_some_and(is_token_char));
-                if !joins {
+                    && chars
+                        .peek()
+                        .is_some_and(|&(_, next)| fold_first(next).is_some_and(is_token_char));
+                if joins_here {
+                    joins.push(text.len());
+                } else {
                     map.push((text.len(), range));
                     text.push(c);
                 }
@@ -55,7 +62,7 @@ impl Folded {
                 text.push(folded);
             }
         }
-        Self { text, map }
+        Self { text, joins, map }
     }
 
     /// The original bytes behind the folded bytes `folded` (whole

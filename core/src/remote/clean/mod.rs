@@ -63,7 +63,7 @@ impl Cleaner {
         for join in [false, true] {
             let folded = Folded::new(&stripped, join);
             original.extend(
-                secrets::spans(&folded.text, &self.secrets)
+                secrets::spans(&folded.text, &folded.joins, &self.secrets)
                     .into_iter()
                     .map(|(range, cut)| (folded.original(range), cut)),
             );

@@ -14,31 +14,34 @@ use regex::Regex;
 pub(super) const MIN_SECRET_CHARS: usize = 8;
 
 /// Credential shapes; the group `s`, where there is one, is the part cut
-/// (the rest is kept: `password = ` before a password).
+/// (the rest is kept: `password = ` before a password). Each must start at a
+/// word boundary or where two lines were joined ([`spans`] checks it: a
+/// `\b` in the pattern would miss a key whose line was joined to the
+/// word before it).
 static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         // Private key blocks, whole.
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
         // `Authorization: Bearer x`, `Basic x`.
-        r"(?i)\b(?:bearer|basic)\s+(?P<s>[A-Za-z0-9\-._~+/]{8,}=*)",
+        r"(?i)(?:bearer|basic)\s+(?P<s>[A-Za-z0-9\-._~+/]{8,}=*)",
         // Lorebase API keys.
-        r"\blbk_[A-Za-z0-9_\-]{6,}",
+        r"lbk_[A-Za-z0-9_\-]{6,}",
         // AWS access key ids.
-        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
         // GitHub tokens.
-        r"\bgh[pousr]_[A-Za-z0-9]{20,}",
-        r"\bgithub_pat_[A-Za-z0-9_]{20,}",
+        r"gh[pousr]_[A-Za-z0-9]{20,}",
+        r"github_pat_[A-Za-z0-9_]{20,}",
         // Slack tokens.
-        r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+        r"xox[abposr]-[A-Za-z0-9\-]{10,}",
         // OpenAI and Anthropic keys (`sk-...`, `sk-proj-...`, `sk-ant-...`).
-        r"\bsk-[A-Za-z0-9_\-]{20,}",
+        r"sk-[A-Za-z0-9_\-]{20,}",
         // Google API keys.
-        r"\bAIza[0-9A-Za-z_\-]{30,}",
+        r"AIza[0-9A-Za-z_\-]{30,}",
         // JSON Web Tokens.
-        r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         // `password=x`, `api_key: x`, `secret="x"`, `token=x`,
         // `aws_secret_access_key = x`: the name kept, the value redacted.
-        r#"(?i)\b(?:[a-z0-9]+[_\-])*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key)["']?\s*[=:]\s*["']?(?P<s>[^\s"'&,;<>]{6,})"#,
+        r#"(?i)(?:[a-z0-9]+[_\-])*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key)["']?\s*[=:]\s*["']?(?P<s>[^\s"'&,;<>]{6,})"#,
     ]
     .into_iter()
     .filter_map(|re| Regex::new(re).ok())
@@ -48,9 +51,8 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 /// A fence marker's name, Herald's (`untrusted_remote_output`) or Gemini
 /// CLI's (`untrusted_context`), in any case, with any run of spaces,
 /// underscores, hyphens or dots between its words.
-static FENCE_MARKER: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)untrusted[\s_\-.]*(?:remote[\s_\-.]*output|context)").ok()
-});
+static FENCE_MARKER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)untrusted[\s_\-.]*(?:remote[\s_\-.]*output|context)").ok());
 
 /// What one cut span was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -63,7 +65,14 @@ pub(super) enum Cut {
 
 /// The spans of `folded` to cut, each with what it is, in order, merged
 /// where they overlap.
-pub(super) fn spans(folded: &str, secrets: &[String]) -> Vec<(Range<usize>, Cut)> {
+pub(super) fn spans(folded: &str, joins: &[usize], secrets: &[String]) -> Vec<(Range<usize>, Cut)> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let starts_a_word = |at: usize| {
+        at == 0
+            || !folded[at..].chars().next().is_some_and(is_word)
+            || joins.binary_search(&at).is_ok()
+            || folded[..at].chars().next_back().is_none_or(|c| !is_word(c))
+    };
     let mut found: Vec<(Range<usize>, Cut)> = Vec::new();
     for secret in secrets {
         found.extend(
@@ -74,7 +83,10 @@ pub(super) fn spans(folded: &str, secrets: &[String]) -> Vec<(Range<usize>, Cut)
     }
     for re in PATTERNS.iter() {
         for caps in re.captures_iter(folded) {
-            if let Some(m) = caps.name("s").or_else(|| caps.get(0)) {
+            let whole = caps.get(0).map_or(0, |m| m.start());
+            if let Some(m) = caps.name("s").or_else(|| caps.get(0))
+                && starts_a_word(whole)
+            {
                 found.push((m.range(), Cut::Secret));
             }
         }
