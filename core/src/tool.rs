@@ -12,14 +12,31 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Whether `c` would break or disguise text shown to a model: a control
-/// character (a line break forges a `next:` line) or an invisible
-/// formatting one (bidi overrides, zero-width characters, a soft hyphen), or
-/// a line or paragraph separator.
+/// character (a line break forges a `next:` line), a line or paragraph
+/// separator, a format character (general category Cf: bidi controls,
+/// zero-width characters, the soft hyphen, tag characters) or any other
+/// default-ignorable one (variation selectors, Hangul fillers), which a
+/// model reads through and a reader does not see.
 pub fn is_hidden_or_control(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{00AD}')
+    use unicode_general_category::{GeneralCategory, get_general_category};
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    if c.is_control()
+        || matches!(
+            get_general_category(c),
+            GeneralCategory::Format
+                | GeneralCategory::LineSeparator
+                | GeneralCategory::ParagraphSeparator
+        )
+    {
+        return true;
+    }
+    // Default-ignorable code points are the ones UTS #39 skeletons drop.
+    let mut buf = [0u8; 4];
+    unicode_security::skeleton(c.encode_utf8(&mut buf))
+        .next()
+        .is_none()
 }
 
 /// MCP tool annotations.

@@ -13,17 +13,21 @@
 //!   at most [`MAX_LIST_PAGES`].
 //! - A call ([`RemoteTools::call`]) is sent once: never retried, whatever
 //!   the failure (a remote tool is not assumed idempotent). Its output is
-//!   untrusted data ([`redact`]: credential shapes and the configured tokens
-//!   redacted, fenced in `<untrusted_remote_output>` naming the server) under
-//!   Herald's output caps; any failure is a tool error.
+//!   untrusted data under Herald's output caps; any failure is a tool error.
+//! - Everything a remote server sends (results, structured content, errors,
+//!   tool definitions) goes through one cleaning pass ([`clean`]: hidden and
+//!   control characters stripped, credential shapes, the configured tokens
+//!   and fence markers cut, look-alike and split forms included) and is
+//!   shown to a model fenced in `<untrusted_remote_output id="…">` with a
+//!   random id per answer.
 //! - The bearer token (`token_env`) is checked by the settings (never over
 //!   plain `http://` to a public host, see [`crate::config::host`]), is never logged or
 //!   shown in an error, and is dropped on a redirect to another host.
 
+pub mod clean;
 mod client;
 mod discovery;
 mod output;
-pub mod redact;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -34,9 +38,10 @@ use serde_json::{Map, Value};
 
 pub use discovery::{
     MAX_DESCRIPTION_CHARS, MAX_INPUT_SCHEMA_BYTES, MAX_LIST_PAGES, MAX_TITLE_CHARS,
-    MAX_TOOL_NAME_CHARS, NAME_SEPARATOR, RemoteTool, clean_text,
+    MAX_TOOL_NAME_CHARS, NAME_SEPARATOR, RemoteTool,
 };
 
+use self::clean::Cleaner;
 use self::client::{Failure, Session};
 use crate::config::{McpServerSettings, McpSettings, OutputSettings};
 use crate::tool::{RenderedOutput, ToolDefinition};
@@ -102,6 +107,9 @@ struct Inner {
     discovery_timeout: Duration,
     call_timeout: Duration,
     caps: OutputSettings,
+    /// The cleaning pass of everything the servers send, with their
+    /// configured credentials.
+    cleaner: Cleaner,
     /// Bumped whenever the set of definitions changes.
     generation: AtomicU64,
     /// One discovery at a time.
@@ -158,8 +166,10 @@ impl RemoteTools {
                 state: RwLock::new(ServerState::default()),
             });
         }
+        let cleaner = Cleaner::new(mcp.servers.iter().flat_map(configured_credentials));
         Ok(Self {
             inner: Arc::new(Inner {
+                cleaner,
                 servers,
                 discovery_timeout: Duration::from_secs(mcp.discovery_timeout_s.max(1)),
                 call_timeout: Duration::from_secs(mcp.call_timeout_s.max(1)),
@@ -206,8 +216,9 @@ impl RemoteTools {
         let _one_at_a_time = self.inner.discovering.lock().await;
         let before = self.definitions();
         let timeout = self.inner.discovery_timeout;
+        let cleaner = &self.inner.cleaner;
         let runs = self.inner.servers.iter().map(|server| async move {
-            match tokio::time::timeout(timeout, discover_server(server)).await {
+            match tokio::time::timeout(timeout, discover_server(server, cleaner)).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(Failure::new(
                     format!(
@@ -240,7 +251,8 @@ impl RemoteTools {
                     state.warnings = selected.warnings;
                     state.session = Some(Arc::new(session));
                 }
-                Err(failure) => {
+                Err(mut failure) => {
+                    failure.reason = self.inner.cleaner.line(&failure.reason, 500);
                     tracing::warn!(
                         server = %name,
                         url = %server.url,
@@ -316,17 +328,6 @@ impl RemoteTools {
             .collect()
     }
 
-    /// The configured tokens of every server, to redact from remote output.
-    fn secrets(&self) -> Vec<&str> {
-        self.inner
-            .servers
-            .iter()
-            .filter_map(|s| s.settings.token.as_ref())
-            .map(crate::config::Secret::expose)
-            .filter(|t| !t.is_empty())
-            .collect()
-    }
-
     /// Calls the remote tool served as `name` (`None` when there is none).
     /// Sent once, never retried; every failure (unreachable, HTTP error,
     /// timeout after `mcp.call_timeout_s`, protocol error) is a tool error.
@@ -350,37 +351,37 @@ impl RemoteTools {
         arguments: Map<String, Value>,
     ) -> RenderedOutput {
         let settings = &server.settings;
+        let cleaner = &self.inner.cleaner;
         let session = match self.session(server).await {
             Ok(s) => s,
             Err(f) => {
-                tracing::warn!(server = %settings.name, tool = %tool.definition.name, error = %f.reason, "remote tool call: cannot connect");
-                return output::failure(&settings.name, &tool.definition.name, &f.reason);
+                let reason = cleaner.line(&f.reason, 500);
+                tracing::warn!(server = %settings.name, tool = %tool.definition.name, error = %reason, "remote tool call: cannot connect");
+                return output::failure(&settings.name, &tool.definition.name, &reason);
             }
         };
         let mut params = CallToolRequestParams::new(tool.remote_name.clone());
         params.arguments = Some(arguments);
         tracing::debug!(server = %settings.name, tool = %tool.definition.name, "remote tool call");
         let timeout = self.inner.call_timeout;
-        let secrets = self.secrets();
         let origin = output::Origin {
             server: &settings.name,
             tool: &tool.definition.name,
-            secrets: &secrets,
+            cleaner,
         };
         match tokio::time::timeout(timeout, session.peer().call_tool(params)).await {
             Ok(Ok(result)) => output::rendered(result, &self.inner.caps, &origin),
             Ok(Err(rmcp::ServiceError::McpError(e))) => {
-                let reason = clean_text(&client::scrub(&e.message, settings), 500);
-                let reason = redact::redact(&reason, &secrets);
+                let reason = cleaner.line(&client::scrub(&e.message, settings), 500);
                 tracing::info!(server = %settings.name, tool = %tool.definition.name, code = e.code.0, error = %reason, "remote tool call: protocol error");
-                output::refusal(&origin, &reason)
+                output::refusal(&e, &self.inner.caps, &origin)
             }
             Ok(Err(e)) => {
-                let f = Failure::from_error(&e, settings);
-                tracing::warn!(server = %settings.name, tool = %tool.definition.name, error = %f.reason, "remote tool call failed (not retried)");
+                let reason = cleaner.line(&Failure::from_error(&e, settings).reason, 500);
+                tracing::warn!(server = %settings.name, tool = %tool.definition.name, error = %reason, "remote tool call failed (not retried)");
                 // The session may be broken: the next call opens a new one.
                 self.forget_session(server, &session);
-                output::failure(&settings.name, &tool.definition.name, &f.reason)
+                output::failure(&settings.name, &tool.definition.name, &reason)
             }
             Err(_) => {
                 let reason = format!(
@@ -425,11 +426,35 @@ impl RemoteTools {
     }
 }
 
+/// The configured credentials of one server, redacted by value from what
+/// any server sends: its token and its URL's query.
+fn configured_credentials(settings: &McpServerSettings) -> Vec<&str> {
+    let mut credentials: Vec<&str> = settings
+        .token
+        .as_ref()
+        .map(crate::config::Secret::expose)
+        .into_iter()
+        .collect();
+    if let Some(at) = settings.url.find('?') {
+        let query = settings.url[at + 1..].split('#').next().unwrap_or_default();
+        credentials.push(query);
+        credentials.extend(
+            query
+                .split('&')
+                .filter_map(|pair| pair.split_once('=').map(|(_, v)| v)),
+        );
+    }
+    credentials
+}
+
 /// One server's discovery, retried a little on transient errors.
-async fn discover_server(server: &Server) -> Result<(Session, discovery::Selected), Failure> {
+async fn discover_server(
+    server: &Server,
+    cleaner: &Cleaner,
+) -> Result<(Session, discovery::Selected), Failure> {
     let mut attempt = 0;
     loop {
-        match discover_once(server).await {
+        match discover_once(server, cleaner).await {
             Ok(found) => return Ok(found),
             Err(f) if f.transient && attempt < DISCOVERY_RETRIES => {
                 let pause =
@@ -443,10 +468,16 @@ async fn discover_server(server: &Server) -> Result<(Session, discovery::Selecte
     }
 }
 
-async fn discover_once(server: &Server) -> Result<(Session, discovery::Selected), Failure> {
+async fn discover_once(
+    server: &Server,
+    cleaner: &Cleaner,
+) -> Result<(Session, discovery::Selected), Failure> {
     let session = client::connect(&server.settings, &server.http).await?;
     let listed = discovery::list_pages(&session)
         .await
         .map_err(|e| Failure::from_error(&e, &server.settings))?;
-    Ok((session, discovery::select(&server.settings, listed)))
+    Ok((
+        session,
+        discovery::select(&server.settings, listed, cleaner),
+    ))
 }

@@ -388,7 +388,13 @@ pub fn captured_logs() -> (Captured, CaptureGuard) {
 /// opening line names the server, the note says it is untrusted data, the
 /// closing line ends the answer.
 pub fn unfenced<'a>(text: &'a str, server: &str) -> &'a str {
-    let open = format!("<untrusted_remote_output server=\"{server}\" tool=\"{server}__");
+    let id = text
+        .strip_prefix("<untrusted_remote_output id=\"")
+        .and_then(|rest| rest.get(..16))
+        .filter(|id| id.chars().all(|c| c.is_ascii_hexdigit()))
+        .unwrap_or_else(|| panic!("no fence id: {text}"));
+    let open =
+        format!("<untrusted_remote_output id=\"{id}\" server=\"{server}\" tool=\"{server}__");
     assert!(text.starts_with(&open), "{text}");
     let mut lines = text.splitn(3, '\n');
     let (_, note, rest) = (lines.next(), lines.next().unwrap_or(""), lines.next());
@@ -398,6 +404,6 @@ pub fn unfenced<'a>(text: &'a str, server: &str) -> &'a str {
         )),
         "{text}"
     );
-    rest.and_then(|r| r.strip_suffix("\n</untrusted_remote_output>"))
+    rest.and_then(|r| r.strip_suffix(&format!("\n</untrusted_remote_output id=\"{id}\">")))
         .unwrap_or_else(|| panic!("not fenced: {text}"))
 }
