@@ -151,6 +151,7 @@ PROMPT = "Read supplier S-1001."
 class Scenario:
     name: str
     start: Callable[[Herald], Any]
+    timeout: int = SCENARIO_TIMEOUT_S
 
 
 def _probe_server() -> dict[str, Any]:
@@ -177,6 +178,35 @@ def _gemini_stdio(h: Herald):
     return hostrun.run_gemini(server, GEMINI_STEPS, PROMPT), log
 
 
+# The tool-search runs (test_tool_search.py, issue 37): one host session plays every intent of
+# intents.py as a word search, against Herald over stdio with a knowledge base (so kb_search and
+# kb_get are deferred too) and the configured key (so the hints carry the Domain's words).
+SEARCH_TIMEOUT_S = 180
+
+
+def search_server(h: Herald) -> dict[str, Any]:
+    kb = h.logs / "kb"
+    (kb / "runbooks").mkdir(parents=True, exist_ok=True)
+    (kb / "runbooks" / "keeper-outage.md").write_text(
+        "---\ntitle: Keeper outage\ntype: runbook\n---\nWhen Keeper answers 503, wait and retry.\n")
+    return {"command": [h.herald_bin], "env": {**h.env(), "LOREBASE__HERALD__KB__DIR": str(kb)}}
+
+
+def _claude_search(h: Herald):
+    from intents import INTENTS
+
+    steps = [{"tool": "ToolSearch", "args": {"query": q}} for q, _ in INTENTS] + [{"text": "Done."}]
+    return hostrun.run_claude(search_server(h), steps, PROMPT, timeout=SEARCH_TIMEOUT_S), None
+
+
+def _codex_search(h: Herald):
+    from intents import INTENTS
+
+    steps = [{"tool_search": {"query": q, "limit": 8}} for q, _ in INTENTS] + [{"text": "Done."}]
+    return hostrun.run_codex(search_server(h), steps, PROMPT, model=hostrun.CODEX_CATALOG_MODEL,
+                             timeout=SEARCH_TIMEOUT_S), None
+
+
 SCENARIOS = [
     Scenario("claude-stdio", _claude_stdio),
     Scenario("claude-http", lambda h: (hostrun.run_claude(h.http(), CLAUDE_STEPS, PROMPT), None)),
@@ -191,6 +221,8 @@ SCENARIOS = [
     Scenario("copilot-http", lambda h: (hostrun.run_copilot(h.http(), COPILOT_STEPS, PROMPT), None)),
     Scenario("copilot-probe", lambda h: (hostrun.run_copilot(_probe_server(), [{"text": "Done."}], "probe", name="probe"), None)),
     Scenario("codex-default-probe", lambda h: (hostrun.run_codex(_probe_server(), [{"text": "Done."}], "probe", name="probe", model=None), None)),
+    Scenario("claude-search", _claude_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
+    Scenario("codex-search", _codex_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
 ]
 
 
@@ -202,9 +234,10 @@ class Runs:
         # has 2 cores.
         self.pool = ThreadPoolExecutor(max_workers=3)
         self.futures: dict[str, Future] = {s.name: self.pool.submit(s.start, herald) for s in SCENARIOS}
+        self.timeouts = {s.name: s.timeout for s in SCENARIOS}
 
     def get(self, name: str) -> tuple[hostrun.Run, Path | None]:
-        run, log = self.futures[name].result(timeout=SCENARIO_TIMEOUT_S)
+        run, log = self.futures[name].result(timeout=self.timeouts[name])
         dump = os.environ.get("HOSTS_DUMP")
         if dump:
             # What the host sent the model, its output, and what reached Herald, to read by hand.

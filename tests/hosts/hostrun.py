@@ -40,6 +40,9 @@ COPILOT = MODULES / "@github" / "copilot-linux-x64" / "copilot"
 # A model name outside Codex's catalog: Codex then lists the MCP tools directly (a catalog model
 # defers them behind a client-side tool_search; its default model runs in "code mode").
 CODEX_MODEL = "scripted-model"
+# A model of Codex's catalog that is not in code mode: Codex defers the MCP tools behind its
+# client-side `tool_search` (BM25 over the tools' names and descriptions).
+CODEX_CATALOG_MODEL = "gpt-5.5"
 RUN_TIMEOUT_S = 60
 STRACE = shutil.which("strace")
 
@@ -87,7 +90,8 @@ def base_env(home: Path) -> dict[str, str]:
     return env
 
 
-def _execute(host: str, argv: list[str], env: dict[str, str], cwd: Path, model: ScriptedModel) -> Run:
+def _execute(host: str, argv: list[str], env: dict[str, str], cwd: Path, model: ScriptedModel,
+             timeout: int = RUN_TIMEOUT_S) -> Run:
     """Runs ARGV under strace (its network system calls only, in cwd/../network.trace), in a
     process group of its own, killed whole at the timeout."""
     if STRACE is None:
@@ -97,12 +101,12 @@ def _execute(host: str, argv: list[str], env: dict[str, str], cwd: Path, model: 
     proc = subprocess.Popen(traced, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT_S)
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         stdout, stderr = proc.communicate()
         run = Run(host, list(model.requests), stdout, stderr, -1)
-        raise HostFailed(f"{host} did not finish within {RUN_TIMEOUT_S}s\n{run.describe()}") from None
+        raise HostFailed(f"{host} did not finish within {timeout}s\n{run.describe()}") from None
     finally:
         # Whatever the host left behind (an MCP server it started, a helper) ends with it.
         with contextlib.suppress(ProcessLookupError):
@@ -124,9 +128,10 @@ def is_loopback(address: str) -> bool:
     return ipaddress.ip_address(address.removeprefix("::ffff:")).is_loopback
 
 
-def run_claude(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
+def run_claude(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase",
+               timeout: int = RUN_TIMEOUT_S) -> Run:
     """`claude -p PROMPT` with one MCP server NAME (only it: --strict-mcp-config)."""
-    return _run("claude", CLAUDE, server, steps, prompt, name)
+    return _run("claude", CLAUDE, server, steps, prompt, name, timeout=timeout)
 
 
 def run_gemini(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
@@ -135,9 +140,9 @@ def run_gemini(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str,
 
 
 def run_codex(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase",
-              model: str | None = CODEX_MODEL) -> Run:
+              model: str | None = CODEX_MODEL, timeout: int = RUN_TIMEOUT_S) -> Run:
     """`codex exec --ephemeral --json -m MODEL PROMPT` with one MCP server NAME (model None: Codex's default)."""
-    return _run("codex", CODEX, server, steps, prompt, name, [] if model is None else ["-m", model])
+    return _run("codex", CODEX, server, steps, prompt, name, [] if model is None else ["-m", model], timeout=timeout)
 
 
 def run_copilot(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str = "lorebase") -> Run:
@@ -146,7 +151,7 @@ def run_copilot(server: dict[str, Any], steps: list[dict[str, Any]], prompt: str
 
 
 def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str, Any]], prompt: str, name: str,
-         options: list[str] | None = None) -> Run:
+         options: list[str] | None = None, timeout: int = RUN_TIMEOUT_S) -> Run:
     if not program.is_file():
         raise HostFailed(f"{host} is not installed at {program}: scripts/setup.sh hosts")
     with tempfile.TemporaryDirectory(prefix=f"herald-{host}-") as tmp, ScriptedModel(steps) as model:
@@ -158,7 +163,7 @@ def _run(host: str, program: Path, server: dict[str, Any], steps: list[dict[str,
         setup = {"claude": _claude, "gemini": _gemini, "codex": _codex, "copilot": _copilot}[host]
         argv = setup(home, env, model.url, server, name, prompt)
         argv[-1:-1] = options or []  # before the prompt
-        return _execute(host, argv, env, work, model)
+        return _execute(host, argv, env, work, model, timeout)
 
 
 def _claude(home: Path, env: dict[str, str], model_url: str, server: dict[str, Any], name: str, prompt: str) -> list[str]:

@@ -180,11 +180,16 @@ class ScriptedModel:
                     elif t.get("name"):
                         tools.append(t["name"])
                 items = [i for i in body.get("input") or [] if isinstance(i, dict)]
-                turns = sum(1 for i in items if i.get("type") == "function_call"
+                turns = sum(1 for i in items if i.get("type") in ("function_call", "tool_search_call")
                             or (i.get("type") == "message" and i.get("role") == "assistant"))
                 step = model.step_for(turns, tools)
                 n = len(model.requests)
-                if "tool" in step:
+                if "tool_search" in step:
+                    # Codex's client-side tool search (a catalog model): Codex runs the search
+                    # and sends a `tool_search_output` back.
+                    item = {"type": "tool_search_call", "id": f"ts_{n}", "call_id": f"call_{n}", "execution": "client",
+                            "arguments": step["tool_search"], "status": "completed"}
+                elif "tool" in step:
                     namespace, _, name = step["tool"].rpartition(".")
                     item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": name,
                             "arguments": json.dumps(step["args"]), "status": "completed", **({"namespace": namespace} if namespace else {})}

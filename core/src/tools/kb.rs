@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 use super::args::{LenientCount, LenientText, Scope, argument_names, check_names, issue, take};
 use super::schema;
+use super::search_hint::with_common_words;
 use super::source::ToolSource;
 use crate::config::OutputSettings;
 use crate::error::ToolError;
@@ -28,7 +29,7 @@ use crate::keeper::Credential;
 use crate::keeper::model::{Issue, Open, ProblemCode};
 use crate::render::caps::{self, Identifiers};
 use crate::render::{self, OutputFormat, finish};
-use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
+use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
 
 /// `kb_search`.
 pub const KB_SEARCH: &str = "kb_search";
@@ -111,6 +112,9 @@ pub(crate) trait KbTool {
     const DESCRIPTION: &'static str;
     /// What a call with bad arguments does instead (its `next:`).
     const USAGE: &'static str;
+    /// Phrases an agent searches with for it (`_meta["anthropic/searchHint"]`,
+    /// sent with [`super::search_hint::COMMON_WORDS`]; no tokens).
+    const SEARCH_HINT: &'static str;
 
     /// Its own arguments besides `format`, as read: a struct whose doc
     /// comments are the descriptions a model sees, of lenient types (every
@@ -174,7 +178,10 @@ fn definition<T: KbTool>() -> ToolDefinition {
         input_schema: schema::input::<T::Input>(Scope::FORMAT),
         output_schema: Some(schema::unmarked(T::output())),
         annotations: ToolAnnotations::reads_or_writes(false),
-        meta: None,
+        meta: Some(Map::from_iter([(
+            SEARCH_HINT_META.to_string(),
+            Value::String(with_common_words(T::SEARCH_HINT)),
+        )])),
     }
 }
 
@@ -259,6 +266,9 @@ impl KbTool for KbSearch {
         incident note, how-to) by words or identifiers (BM25): scored hits with path, title, \
         description, resource, tags and status. Read one with kb_get. \
         Example: {\"query\": \"harbor-core OOMKilled\"}";
+    const SEARCH_HINT: &'static str = "knowledge base: search runbooks, incident notes, how-to \
+        guides, playbooks, postmortems, docs, documentation, markdown notes, wiki, \
+        procedures, troubleshooting, outage, error, fix, what to do when";
     const USAGE: &'static str =
         "pass the words to search for, for example {\"query\": \"harbor-core restarts\", \"k\": 5}";
     type Input = SearchInput;
@@ -316,6 +326,9 @@ impl KbTool for KbGet {
     const DESCRIPTION: &'static str = "Read one knowledge-base note whole, by the path of a \
         kb_search hit: its frontmatter (type, title, tags, status, last_validated, timestamp...) \
         and markdown body. Example: {\"path\": \"runbooks/harbor-core-oom.md\"}";
+    const SEARCH_HINT: &'static str = "knowledge base: read a runbook, open a note, get a \
+        markdown document, incident note or how-to by its path, whole page, full text \
+        of a note";
     const USAGE: &'static str =
         "pass the path of a kb_search hit, for example {\"path\": \"runbooks/harbor-core-oom.md\"}";
     type Input = GetInput;

@@ -23,6 +23,7 @@ mod lorebase;
 mod observe;
 mod remote;
 mod schema;
+pub mod search_hint;
 mod selection;
 mod source;
 mod view;
@@ -35,6 +36,7 @@ use serde_json::{Map, Value};
 
 use crate::config::Settings;
 use crate::kb::{KbCatalog, KbError, KbOptions};
+use crate::keeper::model::{ReadAt, SchemaDetail, SchemaParams};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
 use crate::remote::{NAME_SEPARATOR, RemoteError, RemoteTools, ServerSummary};
 use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
@@ -279,6 +281,29 @@ impl Toolbox {
     /// The Keeper client (for resources and completions).
     pub fn keeper(&self) -> &KeeperClient {
         &self.keeper
+    }
+
+    /// The words of the default Domain's schema (full detail, default
+    /// branch) for the tools' search hints ([`search_hint::DomainWords`]),
+    /// read with the configured key: `None` without a default Domain or a
+    /// configured key (a shared Herald's callers each have their own grants,
+    /// so no caller's schema names what another may not read).
+    pub async fn domain_words(&self) -> Option<Result<search_hint::DomainWords, KeeperError>> {
+        let domain = self.settings.domain.as_deref()?;
+        self.settings.keeper.api_key.as_ref()?;
+        let params = SchemaParams {
+            read: ReadAt {
+                branch: self.settings.branch.clone(),
+                at: None,
+            },
+            kinds: None,
+            detail: Some(SchemaDetail::Full),
+        };
+        let schema = self
+            .keeper
+            .schema(&Credential::Configured, domain, &params)
+            .await;
+        Some(schema.map(|s| search_hint::DomainWords::from_schema(&s)))
     }
 
     /// The KB catalog, when `kb.dir` is set.

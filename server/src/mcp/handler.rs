@@ -22,6 +22,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::mcp::credential::CallerAuth;
+use crate::mcp::domain_hints::DomainHints;
 use crate::mcp::instructions::instructions;
 use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
 use crate::mcp::{completion, malformed_params, prompt, removed_methods, resources};
@@ -64,6 +65,8 @@ struct Inner {
     lorebase: bool,
     /// The server instructions for what is served (`crate::mcp::instructions`).
     instructions: String,
+    /// The Domain's words in the tools' search hints (`crate::mcp::domain_hints`).
+    hints: Arc<DomainHints>,
 }
 
 impl std::fmt::Debug for HeraldServer {
@@ -95,6 +98,7 @@ impl HeraldServer {
         let lorebase = tools.names().iter().any(|n| n.starts_with("lorebase_"));
         let kb = tools.names().iter().any(|n| n.starts_with("kb_"));
         let instructions = instructions(lorebase, kb, !toolbox.remote().is_empty());
+        let hints = Arc::new(DomainHints::new(lorebase && auth == CallerAuth::Configured));
         Self {
             inner: Arc::new(Inner {
                 toolbox,
@@ -103,6 +107,7 @@ impl HeraldServer {
                 auth,
                 lorebase,
                 instructions,
+                hints,
             }),
         }
     }
@@ -297,7 +302,10 @@ impl ServerHandler for HeraldServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut result = ListToolsResult::with_all_items(self.tools_for(narrowing(&context)));
+        let mut tools = self.tools_for(narrowing(&context));
+        let inner = &self.inner;
+        inner.hints.apply(&inner.toolbox, &mut tools).await;
+        let mut result = ListToolsResult::with_all_items(tools);
         if speaks_2026_07_28(&context) {
             result.ttl_ms = Some(self.list_ttl_ms());
         }
@@ -314,6 +322,10 @@ impl ServerHandler for HeraldServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
+        if name == "lorebase_schema" {
+            // The schema may have changed: the next listing reads its words again.
+            self.inner.hints.schema_read();
+        }
         let origin = call_origin(&context);
         let narrowing = narrowing(&context);
         let toolbox = &self.inner.toolbox;

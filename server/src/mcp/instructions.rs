@@ -7,15 +7,18 @@
 //! say once what every tool's shared arguments mean (the tools' schemas
 //! carry only their short form).
 
-/// The first lines: what Herald is, the start, the one write. Kept within
-/// `OPENING_CHARS` (checked by the tests).
+/// The first line, the workflow's core for hosts that show the model only
+/// that line (Codex's code mode): what Herald is, the start, the one write
+/// and how it commits. One line within `OPENING_CHARS` (checked by the tests).
 const OPENING: &str = "Lorebase Herald: read and write a Lorebase knowledge graph \
-(Records of Kinds, Links, Revisions) with lorebase_* tools. Start every task with \
-lorebase_context; lorebase_execute is the only tool that writes (dry run first).";
+(Records of Kinds, Links, Revisions). Start every task with lorebase_context. \
+lorebase_execute is the only write: dry run first, then commit with dry_run: false \
+and its expected_head.";
 
-/// What the shortest cut hosts make of the instructions keeps.
+/// What the shortest cut hosts make of the instructions keeps (Codex 0.171's
+/// code mode: the first line, cut at 247 characters).
 #[cfg(test)]
-const OPENING_CHARS: usize = 250;
+const OPENING_CHARS: usize = 247;
 
 /// Kinds of task, and the tool for each.
 const TASKS: &str = "\
@@ -80,10 +83,18 @@ mod tests {
     #[test]
     fn the_opening_fits_the_shortest_cut_and_names_the_start_and_the_write() {
         let text = instructions(true, true, true);
-        let cut: String = text.chars().take(OPENING_CHARS).collect();
+        let first = text.lines().next().unwrap();
+        assert_eq!(first, OPENING);
         assert!(OPENING.chars().count() <= OPENING_CHARS);
-        for needed in ["Lorebase", "lorebase_context", "lorebase_execute", "writes"] {
-            assert!(cut.contains(needed), "{needed} not in {cut:?}");
+        for needed in [
+            "Lorebase",
+            "Start every task with lorebase_context",
+            "lorebase_execute is the only write",
+            "dry run first",
+            "dry_run: false",
+            "expected_head",
+        ] {
+            assert!(first.contains(needed), "{needed} not in {first:?}");
         }
         let kb_only = instructions(false, true, false);
         assert!(

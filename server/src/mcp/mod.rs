@@ -8,6 +8,7 @@
 
 pub(crate) mod completion;
 pub mod credential;
+pub(crate) mod domain_hints;
 pub(crate) mod handler;
 pub(crate) mod instructions;
 pub(crate) mod malformed_params;

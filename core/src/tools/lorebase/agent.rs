@@ -46,7 +46,9 @@ impl LorebaseTool for LorebaseContext {
     const NAME: &'static str = "lorebase_context";
     const TITLE: &'static str = "Start here: context for Records or a question";
     const DESCRIPTION: &'static str = "Start here: one call reads what the Domain knows about Records or a question, within a token budget: values, neighbors and Links, the schema of their Kinds, recent changes, lineage. Give `records` (Kind/key refs) or a `question`. Example: {\"records\": [\"Supplier/S-1001\"], \"depth\": 1}";
-    const SEARCH_HINT: &'static str = "start context overview records question knowledge graph";
+    const SEARCH_HINT: &'static str = "start here: what do we know about records, a question, overview, summary, \
+        everything about an entity, context pack, background, neighbors, related \
+        records, recent changes";
     const SCOPE: Scope = Scope::READ;
     type Args = ContextArgs;
     type Answer = ContextPack;
@@ -147,7 +149,10 @@ impl LorebaseTool for LorebaseExecute {
     const NAME: &'static str = "lorebase_execute";
     const TITLE: &'static str = "Write: run an Operation";
     const DESCRIPTION: &'static str = "Write a change to the graph: create, update, delete or link Records by running an Operation (see lorebase_schema). The only write; one needing review opens a Proposal. A dry run by default: check edits and violations, then commit with `dry_run: false`, `expected_head` from the dry run and one `idempotency_key` per change. For review, add `task` and `intent`. Example: {\"operation\": \"flag_supplier_risk\", \"parameters\": {\"supplier_code\": \"S-1001\", \"level\": \"high\"}}";
-    const SEARCH_HINT: &'static str = "update create delete write edit change record operation";
+    const SEARCH_HINT: &'static str = "write: create, add, insert, update, set, change, edit, modify, rename, delete, \
+        remove, link, unlink, flag, mark, fix, correct a record or value by running an \
+        operation, save, commit, dry run, expected head, idempotency key, propose, \
+        proposal, review, merge, task, intent";
     const SCOPE: Scope = Scope::BRANCH;
     const WRITES: bool = true;
     type Args = ExecuteArgs;

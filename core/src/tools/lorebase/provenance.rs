@@ -26,7 +26,9 @@ impl LorebaseTool for LorebaseExplain {
     const NAME: &'static str = "lorebase_explain";
     const TITLE: &'static str = "Where a Record's values came from";
     const DESCRIPTION: &'static str = "Explain where a Record's values came from and who set them: per attribute the value, origin, actor, time, Revision and evidence (Source, Operation, document, Proposal); without `attributes`, its Links and Proposals too. Check before you trust a value. Example: {\"ref\": \"Supplier/S-1001\", \"attributes\": [\"risk_score\"]}";
-    const SEARCH_HINT: &'static str = "explain provenance origin value source who set";
+    const SEARCH_HINT: &'static str = "explain a record: where did a value come from, why does it have a value, who \
+        set it, how it was created, origin of a value, provenance, actor, which \
+        operation or proposal set it, links and proposals that changed it";
     const SCOPE: Scope = Scope::READ;
     type Args = ExplainArgs;
     type Answer = Explain;
@@ -70,8 +72,11 @@ pub(crate) struct HistoryArgs {
 impl LorebaseTool for LorebaseHistory {
     const NAME: &'static str = "lorebase_history";
     const TITLE: &'static str = "History: who changed a Record, when";
-    const DESCRIPTION: &'static str = "History of one Record: who changed it, when and how, newest first: Revision, time, author, origin, created/updated/deleted, message, attributes changed (`values: true`: before -> after). Page with `cursor`. Example: {\"ref\": \"Supplier/S-1001\", \"values\": true, \"limit\": 2}";
-    const SEARCH_HINT: &'static str = "history changes who changed when record";
+    const DESCRIPTION: &'static str = "History of one Record, its past versions: who changed it, when and how, newest first: Revision, time, author, origin, created/updated/deleted, message, attributes changed (`values: true`: before -> after). Page with `cursor`. Example: {\"ref\": \"Supplier/S-1001\", \"values\": true, \"limit\": 2}";
+    const SEARCH_HINT: &'static str = "history of one record: who changed it and when, last change, last edit, last \
+        modified, past and previous versions, old values before and after, change log, \
+        audit trail, edits over time, modified, updated, created, deleted, revisions \
+        of a record, timeline";
     const SCOPE: Scope = Scope::READ;
     type Args = HistoryArgs;
     type Answer = History;
@@ -112,7 +117,9 @@ impl LorebaseTool for LorebaseLineage {
     const NAME: &'static str = "lorebase_lineage";
     const TITLE: &'static str = "Evidence behind a Record's values";
     const DESCRIPTION: &'static str = "Lineage of a Record's current values: per value the Revision, actor and origin that set it, and the evidence (Source, Operation, document span a model extracted, Proposal); ends with SOURCES and PROPOSAL lines. Example: {\"ref\": \"Supplier/S-1001\"}";
-    const SEARCH_HINT: &'static str = "lineage evidence source value origin";
+    const SEARCH_HINT: &'static str = "lineage of values: which source, document, import or extraction is behind a \
+        value, evidence, provenance, origin, span, source system, sync, operation or \
+        proposal that brought it, trust";
     const SCOPE: Scope = Scope::READ;
     type Args = LineageArgs;
     type Answer = Lineage;

@@ -56,8 +56,12 @@ impl JsonSchema for SummaryByDefault {
 impl LorebaseTool for LorebaseSchema {
     const NAME: &'static str = "lorebase_schema";
     const TITLE: &'static str = "Schema of the Domain: Kinds, attributes, Operations";
-    const DESCRIPTION: &'static str = "Read the schema: Kinds (record types) with attributes and types (`!` required), Relations, the Operations lorebase_execute runs with their parameters, Traits, LENSES, Sources and a SEARCH line. Learn names here before you query or write. Example: {\"kinds\": [\"Supplier\"]}";
-    const SEARCH_HINT: &'static str = "schema kinds attributes types operations relations lenses";
+    const DESCRIPTION: &'static str = "Read the schema: Kinds (record types) with attributes and types (`!` required), Relations, the Operations you run with lorebase_execute and each operation's parameters, Traits, LENSES, Sources and a SEARCH line. Learn names here before you query or write. Example: {\"kinds\": [\"Supplier\"]}";
+    const SEARCH_HINT: &'static str = "schema of the domain: what is in this domain, what kinds of records and \
+        entities exist, record types, entity types, data model, fields, attributes, \
+        columns, types, which attributes does a kind have, required fields, keys, \
+        relations, operation, operations I can run, parameter, parameters, arguments, \
+        traits, lenses, sources, search modes, names";
     const SCOPE: Scope = Scope::READ;
     type Args = SchemaArgs;
     type Answer = DomainSchema;
@@ -93,9 +97,10 @@ pub(crate) struct GetArgs {
 impl LorebaseTool for LorebaseGet {
     const NAME: &'static str = "lorebase_get";
     const TITLE: &'static str = "Read one Record's values";
-    const DESCRIPTION: &'static str = "Read one Record by ref (Kind/key): its attribute values (masked ones show ***) and Link counts per Relation; `links: true` lists the Links. No ref yet? Find it with lorebase_search or lorebase_query. Example: {\"ref\": \"Supplier/S-1001\"}";
-    const SEARCH_HINT: &'static str =
-        "read the values of a record, read one record, get record values by ref";
+    const DESCRIPTION: &'static str = "Read one Record (an entity, a row) by ref (Kind/key): its attribute values (masked ones show ***) and Link counts per Relation; `links: true` lists the Links. No ref yet? Find it with lorebase_search or lorebase_query. Example: {\"ref\": \"Supplier/S-1001\"}";
+    const SEARCH_HINT: &'static str = "read one record by ref or key, get a record, show the values of a record, look \
+        up an entity, fetch a row by id, current values, attribute values, links of a \
+        record, open a record, details of an entity";
     const SCOPE: Scope = Scope::READ;
     type Args = GetArgs;
     type Answer = RecordView;
@@ -140,7 +145,10 @@ impl LorebaseTool for LorebaseResolve {
     const NAME: &'static str = "lorebase_resolve";
     const TITLE: &'static str = "Words to Kinds, attributes and values";
     const DESCRIPTION: &'static str = "Ground a question's words in the Domain: the Kinds, attributes and stored values they mean, ranked, each value with a ready `where` filter and Record count; unmatched words, coverage: lines. Never runs the query: pass the filters to lorebase_query. Example: {\"text\": \"red shoes per brand\"}";
-    const SEARCH_HINT: &'static str = "resolve words values filters where ground question";
+    const SEARCH_HINT: &'static str = "resolve the words of a question: what does a word or phrase mean in the \
+        domain, which kind, attribute or value stands for a word, map words to \
+        filters, where predicates, synonyms, vocabulary, ground a question, turn a \
+        phrase into a filter, which value means";
     const SCOPE: Scope = Scope::READ;
     type Args = ResolveArgs;
     type Answer = ResolveResponse;
@@ -218,8 +226,11 @@ fn query_schema(generator: &mut SchemaGenerator) -> Schema {
 impl LorebaseTool for LorebaseQuery {
     const NAME: &'static str = "lorebase_query";
     const TITLE: &'static str = "Filter, list and count Records";
-    const DESCRIPTION: &'static str = "Filter, list, count and group Records of one Kind: `where`, `select`, `include` linked Records, `order_by`, `limit`, `aggregate: {\"group_by\": attr}` counts per value. Page with `cursor`; read the coverage: lines before answering \"none\". Example: {\"query\": {\"kind\": \"Product\", \"where\": {\"attr\": \"color\", \"op\": \"eq\", \"value\": \"Rosso\"}, \"aggregate\": {\"group_by\": \"brand\"}}}";
-    const SEARCH_HINT: &'static str = "query filter list count group aggregate records";
+    const DESCRIPTION: &'static str = "Filter, list, count and group Records (rows) of one Kind: `where`, `select`, `include` linked Records, `order_by`, `limit`, `aggregate: {\"group_by\": attr}` counts per value. Page with `cursor`; read the coverage: lines before answering \"none\". Example: {\"query\": {\"kind\": \"Product\", \"where\": {\"attr\": \"color\", \"op\": \"eq\", \"value\": \"Rosso\"}, \"aggregate\": {\"group_by\": \"brand\"}}}";
+    const SEARCH_HINT: &'static str = "query records: list, filter, count, how many, per, by, group by, aggregate, \
+        totals, rows, table, all records of a kind where an attribute is a value, \
+        sort, order by, more than, over, under, between, top, page, cursor, which \
+        records match";
     const SCOPE: Scope = Scope::READ;
     type Args = QueryArgs;
     type Answer = QueryResponse;
@@ -273,7 +284,9 @@ impl LorebaseTool for LorebaseSearch {
     const NAME: &'static str = "lorebase_search";
     const TITLE: &'static str = "Find Records by words";
     const DESCRIPTION: &'static str = "Find Records by words (full-text), or by meaning with a `query_vector` you embed with the model on lorebase_schema's SEARCH line: ranked hits with snippet and score. Narrow with `kinds`, `traits`, `lens`, `where`. Example: {\"query\": \"Kavsen alloys\", \"kinds\": [\"Supplier\"]}";
-    const SEARCH_HINT: &'static str = "search find records text semantic vector";
+    const SEARCH_HINT: &'static str = "search records: find records by words, text, keyword, name, mention, full \
+        text, lexical, semantic, vector, hybrid, similar, similarity, look for, fuzzy, \
+        ranked hits, snippet";
     const SCOPE: Scope = Scope::READ;
     type Args = SearchArgs;
     type Answer = SearchResponse;
@@ -322,7 +335,9 @@ impl LorebaseTool for LorebaseNeighborhood {
     const NAME: &'static str = "lorebase_neighborhood";
     const TITLE: &'static str = "Linked Records: a graph walk";
     const DESCRIPTION: &'static str = "Walk the graph from seed Records: the Records linked to them up to `depth` hops, as nodes and edges; headers only unless `values: true`; `truncated` when a cap stopped it. Example: {\"seeds\": [\"Supplier/S-1001\"], \"depth\": 2}";
-    const SEARCH_HINT: &'static str = "graph neighbors linked records walk";
+    const SEARCH_HINT: &'static str = "neighbors: what is linked or connected to a record, related records, links, \
+        relations, edges, walk the graph, graph traversal, hops, nodes, which records \
+        does it point to, supply, uses, network around";
     const SCOPE: Scope = Scope::READ;
     type Args = NeighborhoodArgs;
     type Answer = NeighborhoodResponse;

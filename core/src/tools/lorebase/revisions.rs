@@ -34,7 +34,9 @@ impl LorebaseTool for LorebaseChanges {
     const NAME: &'static str = "lorebase_changes";
     const TITLE: &'static str = "What changed on a branch";
     const DESCRIPTION: &'static str = "What changed recently: a branch's Revisions (commits) newest first, back to `since` (a Revision id or 8+ digit prefix seen earlier), each with author, origin, counts (+created ~updated -deleted) and message. Filter by `author`, `origin_type`. Example: {\"since\": \"97ce9a2ce272\"}";
-    const SEARCH_HINT: &'static str = "changes commits revisions log recent branch";
+    const SEARCH_HINT: &'static str = "changes on a branch: what happened, what changed since a revision, yesterday, \
+        today, recently, recent commits, revisions, log, catch up, new edits, by \
+        author, who committed, latest activity, feed";
     const SCOPE: Scope = Scope::BRANCH;
     type Args = ChangesArgs;
     type Answer = Changes;
@@ -151,8 +153,10 @@ pub(crate) struct DiffArgs {
 impl LorebaseTool for LorebaseDiff {
     const NAME: &'static str = "lorebase_diff";
     const TITLE: &'static str = "Differences between two Revisions";
-    const DESCRIPTION: &'static str = "Compare two Revisions: counts per Kind and Relation, then the Records and Links `+` added, `~` changed (old -> new) and `-` removed. Revisions: ids, 8+ digit prefixes or tags. Example: {\"from_revision\": \"97ce9a2ce272\", \"to_revision\": \"f4d229169a37\"}";
-    const SEARCH_HINT: &'static str = "diff compare revisions differences";
+    const DESCRIPTION: &'static str = "Compare two Revisions (versions): counts per Kind and Relation, then the Records and Links `+` added, `~` changed (old -> new) and `-` removed. Revisions: ids, 8+ digit prefixes or tags. Example: {\"from_revision\": \"97ce9a2ce272\", \"to_revision\": \"f4d229169a37\"}";
+    const SEARCH_HINT: &'static str = "diff: compare two revisions, revision a and revision b, versions, commits, \
+        snapshots or tags, difference between, the changes between two revisions, what was \
+        added, removed or modified between, delta, before and after";
     const SCOPE: Scope = Scope::DOMAIN;
     type Args = DiffArgs;
     type Answer = Diff;
@@ -191,7 +195,8 @@ impl LorebaseTool for LorebaseBranches {
     const NAME: &'static str = "lorebase_branches";
     const TITLE: &'static str = "Branches of the Domain";
     const DESCRIPTION: &'static str = "List the Domain's branches: each branch's head Revision, whether it is the default or protected, the owner of work branches; the head for lorebase_changes or lorebase_execute. Example: {\"limit\": 20}";
-    const SEARCH_HINT: &'static str = "branches heads protected default";
+    const SEARCH_HINT: &'static str = "branches: list branches, heads, default branch, protected branch, main, work \
+        branch, agent branch, head revision";
     const SCOPE: Scope = Scope::DOMAIN;
     type Args = BranchesArgs;
     type Answer = BranchList;

@@ -19,6 +19,7 @@ use crate::render::caps::Identifiers;
 use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
 use crate::tools::args::{Checks, Common, Scope, parse, take_common};
 use crate::tools::schema;
+use crate::tools::search_hint::with_common_words;
 
 /// What every handler works with.
 #[derive(Debug, Clone, Copy)]
@@ -42,9 +43,11 @@ pub(crate) trait LorebaseTool {
     /// What it is for, when to use it instead of another tool, one example
     /// (`Example: {...}`, a valid call).
     const DESCRIPTION: &'static str;
-    /// Words an agent searches with for it, beyond its description's
+    /// Phrases an agent searches with for it, beyond its description's
     /// (Claude Code's ToolSearch matches `_meta["anthropic/searchHint"]`;
-    /// the model never reads it, so it costs no tokens).
+    /// the model never reads it, so it costs no tokens): sent with
+    /// [`crate::tools::search_hint::COMMON_WORDS`] after it, and the
+    /// Domain's words where the MCP server knows them.
     const SEARCH_HINT: &'static str;
     /// The shared arguments it takes (`domain` and `format` always).
     const SCOPE: Scope;
@@ -122,7 +125,7 @@ fn definition<T: LorebaseTool>() -> ToolDefinition {
         annotations: ToolAnnotations::reads_or_writes(T::WRITES),
         meta: Some(Map::from_iter([(
             SEARCH_HINT_META.to_string(),
-            Value::String(T::SEARCH_HINT.to_string()),
+            Value::String(with_common_words(T::SEARCH_HINT)),
         )])),
     }
 }

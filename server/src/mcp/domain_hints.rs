@@ -1,0 +1,116 @@
+//! The Domain's own words in the built-in tools' search hints
+//! (`_meta["anthropic/searchHint"]`, core's [`search_hint`]): read from
+//! Keeper's schema with the configured key when a host first lists the
+//! tools (bounded by [`FIRST_READ`]), then read again in the background when
+//! the words are older than [`FRESH_FOR`] or after a `lorebase_schema`
+//! call, so a Kind added to the Domain reaches the hints of the next
+//! `tools/list`. Only where every call carries the configured key (stdio,
+//! in-process): a shared Herald's callers each have their own grants.
+//! A failed read leaves the static hints (logged, never a listing's error).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use herald_core::tools::Toolbox;
+use herald_core::tools::search_hint::DomainWords;
+use rmcp::model::Tool;
+use serde_json::Value;
+
+/// How long the first listing waits for the schema (then it lists the tools
+/// with their static hints, and the read goes on in the background).
+const FIRST_READ: Duration = Duration::from_secs(2);
+
+/// How long the words are kept before they are read again.
+const FRESH_FOR: Duration = Duration::from_secs(300);
+
+/// The `_meta` key of the hints.
+const HINT_KEY: &str = herald_core::tool::SEARCH_HINT_META;
+
+/// The Domain's words of one handler, shared by its clones.
+#[derive(Debug, Default)]
+pub struct DomainHints {
+    /// Whether this handler reads them (it serves with the configured key).
+    enabled: bool,
+    /// The last read: when, and its words (none when it failed).
+    words: RwLock<Option<(Instant, Option<Arc<DomainWords>>)>>,
+    /// A read is under way.
+    reading: AtomicBool,
+    /// Read again at the next listing (a `lorebase_schema` call ran).
+    stale: AtomicBool,
+}
+
+impl DomainHints {
+    /// Hints that read the schema (`enabled`) or stay static.
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            ..Self::default()
+        }
+    }
+
+    /// Marks the words stale (the schema may have changed).
+    pub fn schema_read(&self) {
+        self.stale.store(true, Ordering::Release);
+    }
+
+    /// Adds the Domain's words to the hints of `tools` (the built-in ones
+    /// carry a hint; remote tools none), reading them first when none were
+    /// read yet (bounded by [`FIRST_READ`]) and in the background when old.
+    pub async fn apply(self: &Arc<Self>, toolbox: &Toolbox, tools: &mut [Tool]) {
+        if !self.enabled {
+            return;
+        }
+        let current = self.current();
+        let words = match current {
+            None => {
+                let read = tokio::spawn(Arc::clone(self).read(toolbox.clone()));
+                match tokio::time::timeout(FIRST_READ, read).await {
+                    Ok(Ok(words)) => words,
+                    _ => None,
+                }
+            }
+            Some((at, words)) => {
+                if at.elapsed() > FRESH_FOR || self.stale.swap(false, Ordering::AcqRel) {
+                    tokio::spawn(Arc::clone(self).read(toolbox.clone()));
+                }
+                words
+            }
+        };
+        let Some(words) = words else { return };
+        for tool in tools.iter_mut() {
+            let Some(meta) = tool.meta.as_mut() else {
+                continue;
+            };
+            if let Some(Value::String(base)) = meta.0.get(HINT_KEY) {
+                let hint = words.hint(&tool.name, base);
+                meta.0.insert(HINT_KEY.into(), Value::String(hint));
+            }
+        }
+    }
+
+    fn current(&self) -> Option<(Instant, Option<Arc<DomainWords>>)> {
+        self.words.read().ok().and_then(|w| w.clone())
+    }
+
+    /// Reads the words (one read at a time: a second caller gets the
+    /// current words) and keeps them.
+    async fn read(self: Arc<Self>, toolbox: Toolbox) -> Option<Arc<DomainWords>> {
+        if self.reading.swap(true, Ordering::AcqRel) {
+            return self.current().and_then(|(_, w)| w);
+        }
+        let words = match toolbox.domain_words().await {
+            Some(Ok(words)) => Some(Arc::new(words)),
+            Some(Err(e)) => {
+                tracing::info!(error = %e, "cannot read the schema for the tools' search hints: they stay static");
+                None
+            }
+            None => None,
+        };
+        if let Ok(mut slot) = self.words.write() {
+            *slot = Some((Instant::now(), words.clone()));
+        }
+        self.reading.store(false, Ordering::Release);
+        words
+    }
+}
