@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 use crate::config::Settings;
 use crate::kb::{KbCatalog, KbError, KbOptions};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
-use crate::remote::{NAME_SEPARATOR, RemoteError, RemoteTools, ServerSummary};
+use crate::remote::{NAME_SEPARATOR, OAuthCaller, RemoteError, RemoteTools, ServerSummary};
 use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
 use crate::tool::{ErrorCode, strip_host_arguments};
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
@@ -46,7 +46,7 @@ use observe::{CallRecord, CallTelemetry};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
 pub use source::ToolOrigin;
 use source::ToolSource;
-pub use view::{Audience, ToolView};
+pub use view::{Access, Audience, ToolView};
 
 /// Why a [`Toolbox`] cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -230,7 +230,7 @@ impl Toolbox {
     pub fn view<'a>(
         &'a self,
         narrowing: Option<&'a ToolNarrowing>,
-        audience: Audience,
+        audience: Audience<'a>,
     ) -> ToolView<'a> {
         ToolView::new(self, narrowing, audience)
     }
@@ -338,7 +338,7 @@ impl Toolbox {
 
     /// A call, observed (counted, timed, audited, in its scope), of a tool
     /// a [`ToolView`] has `admitted` or refused (then `UnknownTool`,
-    /// recorded as such).
+    /// recorded as such), for `caller` when it is an OAuth caller.
     async fn observed_call(
         &self,
         name: &str,
@@ -346,6 +346,7 @@ impl Toolbox {
         credential: &Credential,
         origin: &CallOrigin<'_>,
         admitted: bool,
+        caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         let tool_origin = self.origin_of(name);
         strip_host_arguments(&mut arguments, |argument| {
@@ -370,6 +371,7 @@ impl Toolbox {
             name,
             arguments,
             credential,
+            caller,
         );
         ObservedCall::new(scope, call, |result, scope| record.end(result, scope)).await
     }
@@ -511,6 +513,7 @@ impl Toolbox {
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
+        caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         match origin {
             Some(ToolOrigin::Lorebase) => {
@@ -518,10 +521,16 @@ impl Toolbox {
                     .await
             }
             Some(ToolOrigin::Kb) => self.call_in(&self.kb, name, arguments, credential).await,
-            Some(ToolOrigin::Remote) => {
-                self.call_in(&self.remote, name, arguments, credential)
+            // Remote servers get Herald's own token or the caller's,
+            // exchanged (`remote::caller`), never the caller's Keeper credential.
+            // Boxed: the MCP client's future is some 10 KB, which every call
+            // of every tool would otherwise carry (and copy).
+            Some(ToolOrigin::Remote) => match self.remote.offers(name) {
+                Some(_) => Box::pin(self.remote.call(name, arguments, caller))
                     .await
-            }
+                    .ok_or_else(|| ToolCallError::UnknownTool(name.to_string())),
+                None => Err(ToolCallError::UnknownTool(name.to_string())),
+            },
             None => Err(ToolCallError::UnknownTool(name.to_string())),
         }
     }

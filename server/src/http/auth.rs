@@ -7,12 +7,14 @@
 //! - no `Authorization` header: 401 with `WWW-Authenticate: Bearer
 //!   resource_metadata="<metadata URL>"` (RFC 9728, 5.1); one that is not
 //!   `Bearer <token>`: 401 `error="invalid_request"`;
-//! - a token that is not valid for `http.resource_url` (wrong audience,
+//! - a token longer than 8 KiB ([`crate::http::oauth::MAX_TOKEN_BYTES`]),
+//!   or one that is not valid for `http.resource_url` (wrong audience,
 //!   expired, unknown key, bad signature, inactive): 401
 //!   `error="invalid_token"`; one without the required scopes: 403
 //!   `error="insufficient_scope"`;
 //! - a valid one: the call gets the token meant for Keeper (exchanged, or
-//!   the same where `http.keeper_token: forward`) in an [`OAuthCall`], and
+//!   the same where `http.keeper_token: forward`) and the caller (its
+//!   scopes, its token for remote servers) in an [`OAuthCall`], and
 //!   when Keeper refuses it, the answer is 401 `invalid_token` (not a 200
 //!   with a tool error), so the client refreshes its token.
 //!
@@ -28,9 +30,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use herald_core::config::Settings;
 use herald_core::keeper::Credential;
+use herald_core::remote::OAuthCaller;
 
 use crate::http::guard::{GuardPolicy, refusal};
-use crate::http::oauth::ResourceServer;
+use crate::http::oauth::{CallerToken, ResourceServer};
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::metadata::ProtectedResource;
 use crate::mcp::credential::{CredentialError, OAuthCall, bearer};
@@ -38,7 +41,7 @@ use crate::mcp::credential::{CredentialError, OAuthCall, bearer};
 /// The gate's state: the resource server and its metadata.
 #[derive(Debug)]
 pub struct OAuthGate {
-    server: ResourceServer,
+    server: Arc<ResourceServer>,
     metadata: Arc<ProtectedResource>,
     policy: Arc<GuardPolicy>,
 }
@@ -59,7 +62,7 @@ impl OAuthGate {
             policy.clone(),
         )?);
         Ok(Some(Arc::new(Self {
-            server,
+            server: Arc::new(server),
             metadata,
             policy,
         })))
@@ -80,10 +83,18 @@ impl OAuthGate {
             }
         };
         tracing::debug!("answered 401 to a request without a bearer token");
+        let what = match reason {
+            CredentialError::Missing => "this call has no bearer token",
+            CredentialError::Malformed => "the Authorization header must be `Bearer <token>`",
+        };
+        let servers = self.server.issuer_urls().join(", ");
         let mut response = refusal(
             StatusCode::UNAUTHORIZED,
             -32001,
-            &format!("Unauthorized: {reason}; the authorization servers are listed at {metadata}"),
+            &format!(
+                "Unauthorized: {what}; sign in at the authorization server ({servers}) for a token for {} (the protected resource metadata: {metadata})",
+                self.server.resource
+            ),
         );
         if let Ok(value) = HeaderValue::from_str(&challenge) {
             response
@@ -117,7 +128,15 @@ pub async fn require_token(
         Ok(t) => t,
         Err(e) => return refused(e),
     };
-    let call = OAuthCall::new(keeper_token);
+    let caller = OAuthCaller {
+        scopes: grant.scopes.clone(),
+        exchange: Arc::new(CallerToken {
+            server: gate.server.clone(),
+            token: token.clone(),
+            grant,
+        }),
+    };
+    let call = OAuthCall::new(keeper_token, caller);
     request.extensions_mut().insert(call.clone());
     let response = next.run(request).await;
     if call.keeper_refused() {
