@@ -398,21 +398,43 @@ async fn an_oauth_caller_is_served_herald_token_servers_only_with_their_scope() 
             scope: "herald:remote:alpha".into()
         }
     );
-    let names: Vec<String> = view.remote_definitions().into_iter().map(|d| d.name).collect();
+    let names: Vec<String> = view
+        .remote_definitions()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
     assert_eq!(names, ["ids__echo"]);
     let args = json!({"text": "hi"}).as_object().cloned().unwrap();
     let out = view
-        .call_from("alpha__echo", args.clone(), &Credential::Anonymous, &Default::default())
+        .call_from(
+            "alpha__echo",
+            args.clone(),
+            &Credential::Anonymous,
+            &Default::default(),
+        )
         .await
         .unwrap();
-    assert!(out.is_error && out.text.starts_with("[forbidden]"), "{}", out.text);
+    assert!(
+        out.is_error && out.text.starts_with("[forbidden]"),
+        "{}",
+        out.text
+    );
     assert!(out.text.contains("\nnext: "), "{}", out.text);
     // The exchange refused: an [unauthorized] tool error, nothing sent with Herald's token.
     let out = view
-        .call_from("ids__echo", args.clone(), &Credential::Anonymous, &Default::default())
+        .call_from(
+            "ids__echo",
+            args.clone(),
+            &Credential::Anonymous,
+            &Default::default(),
+        )
         .await
         .unwrap();
-    assert!(out.is_error && out.text.starts_with("[unauthorized]"), "{}", out.text);
+    assert!(
+        out.is_error && out.text.starts_with("[unauthorized]"),
+        "{}",
+        out.text
+    );
     let granted = caller(&["herald:remote:alpha"]);
     let view = toolbox.view(None, Audience::OAuth(&granted));
     assert!(view.admits("alpha__echo"));

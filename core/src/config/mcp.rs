@@ -166,7 +166,9 @@ pub(crate) fn parse_servers(raw: &RawValue) -> Result<Vec<McpServerSettings>, St
 
 fn parse_server(item: &Value) -> Result<McpServerSettings, String> {
     let Value::Object(map) = item else {
-        return Err("expected a mapping {name, url, token_env?, tools?, credential?, scope?}".into());
+        return Err(
+            "expected a mapping {name, url, token_env?, tools?, credential?, scope?}".into(),
+        );
     };
     if let Some(unknown) = map.keys().find(|k| !SERVER_KEYS.contains(&k.as_str())) {
         return Err(format!(
@@ -247,10 +249,10 @@ fn parse_grant(map: &Map<String, Value>, name: &str, url: &str) -> Result<Remote
         }
     };
     let scope = text("scope")?;
-    if let Some(bad) = scope
-        .as_deref()
-        .and_then(|s| s.chars().find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~')))
-    {
+    if let Some(bad) = scope.as_deref().and_then(|s| {
+        s.chars()
+            .find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~'))
+    }) {
         return Err(format!(
             "{name}: scope is one OAuth scope (no spaces, quotes or backslashes), not {bad:?}"
         ));
@@ -471,9 +473,18 @@ mod tests {
         assert!(wiki.uses_heralds_token());
         assert_eq!(wiki.required_scope().as_deref(), Some("herald:remote:wiki"));
         for (value, needle) in [
-            (json!([{"name": "a", "url": "http://x/mcp", "credential": "mine"}]), "exchange"),
-            (json!([{"name": "a", "url": "http://x/mcp", "audience": "x"}]), "credential: exchange"),
-            (json!([{"name": "a", "url": "http://x/mcp", "scope": "a b"}]), "one OAuth scope"),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "credential": "mine"}]),
+                "exchange",
+            ),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "audience": "x"}]),
+                "credential: exchange",
+            ),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "scope": "a b"}]),
+                "one OAuth scope",
+            ),
         ] {
             let err = parse(value.clone()).unwrap_err();
             assert!(err.contains(needle), "{value}: {err}");

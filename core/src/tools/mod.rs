@@ -416,7 +416,7 @@ impl Toolbox {
         arguments: Map<String, Value>,
         credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
-        self.dispatch(self.origin_of(name), name, arguments, credential)
+        self.dispatch(self.origin_of(name), name, arguments, credential, None)
             .await
     }
 

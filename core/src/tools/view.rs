@@ -125,10 +125,7 @@ impl<'a> ToolView<'a> {
         let Some(server) = self.server_of(name) else {
             return Access::NotServed;
         };
-        let exchange = matches!(
-            server.grant.credential,
-            RemoteCredential::Exchange { .. }
-        );
+        let exchange = matches!(server.grant.credential, RemoteCredential::Exchange { .. });
         match self.audience {
             Audience::OneAgent if exchange => Access::NotServed,
             Audience::OneAgent => Access::Served,

@@ -166,7 +166,8 @@ async fn admit_scrape(
     request: Request,
     next: Next,
 ) -> Response {
-    let by_address = access.own_listener && request.uri().authority().is_none() && ip_host(request.headers());
+    let by_address =
+        access.own_listener && request.uri().authority().is_none() && ip_host(request.headers());
     if !by_address
         && let Err(refused) = access.hosts.check_headers(request.uri(), request.headers())
     {

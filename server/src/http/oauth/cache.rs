@@ -126,7 +126,10 @@ mod tests {
         let long = "x".repeat(64 * 1024);
         cache.insert(key(&long), later, 4);
         assert_eq!(cache.get(&key(&long)), Some(4));
-        assert_ne!(TokenKey::of_parts(&["ab", "c"]), TokenKey::of_parts(&["a", "bc"]));
+        assert_ne!(
+            TokenKey::of_parts(&["ab", "c"]),
+            TokenKey::of_parts(&["a", "bc"])
+        );
     }
 
     #[test]

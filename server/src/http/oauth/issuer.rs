@@ -286,7 +286,9 @@ mod tests {
     #[test]
     fn the_metadata_url_inserts_the_well_known_path() {
         assert_eq!(
-            issuer("https://auth.example.com/tenant/1").shared.metadata_urls()[0],
+            issuer("https://auth.example.com/tenant/1")
+                .shared
+                .metadata_urls()[0],
             "https://auth.example.com/.well-known/oauth-authorization-server/tenant/1"
         );
         assert_eq!(
