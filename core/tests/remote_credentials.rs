@@ -386,7 +386,7 @@ async fn an_oauth_caller_is_served_herald_token_servers_only_with_their_scope() 
     ))
     .await;
     let caller = |scopes: &[&str]| OAuthCaller {
-        scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        scopes: scopes.iter().map(ToString::to_string).collect(),
         exchange: Arc::new(Refuses),
     };
     let plain = caller(&["lorebase:read"]);

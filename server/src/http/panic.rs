@@ -59,10 +59,14 @@ mod tests {
 
     use super::*;
 
+    async fn boom() -> &'static str {
+        panic!("boom")
+    }
+
     #[tokio::test]
     async fn a_panicking_request_is_answered_500() {
         let app = Router::new()
-            .route("/boom", get(|| async { panic!("boom") }))
+            .route("/boom", get(boom))
             .route("/fine", get(|| async { "ok" }))
             .layer(from_fn(answer_panics));
         let boom = Request::get("/boom").body(Body::empty()).unwrap();
