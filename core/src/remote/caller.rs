@@ -9,6 +9,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::client::Session;
 use crate::config::{OutputSettings, Secret};
@@ -87,10 +88,10 @@ pub(crate) async fn exchanged(
     })
 }
 
-/// Closes a call's own session (within [`super::CLOSE_TIMEOUT`]).
-pub(crate) async fn close(session: Arc<Session>) {
+/// Closes a call's own session, within `timeout`.
+pub(crate) async fn close(session: Arc<Session>, timeout: Duration) {
     if let Ok(mut session) = Arc::try_unwrap(session)
-        && let Ok(None) = session.close_with_timeout(super::CLOSE_TIMEOUT).await
+        && let Ok(None) = session.close_with_timeout(timeout).await
     {
         tracing::debug!("a remote MCP session of one call did not close in time");
     }

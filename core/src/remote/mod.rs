@@ -406,7 +406,7 @@ impl RemoteTools {
             }
         };
         if own_token.is_some() {
-            caller::close(session).await;
+            caller::close(session, CLOSE_TIMEOUT).await;
         }
         out
     }
