@@ -14,9 +14,9 @@ the venv through the MCP SDK):
 - introspection (RFC 7662) of the opaque tokens `opaque()` hands out.
 
 Everything it was asked is recorded (`paths()`, `times(path)`, `exchanges`).
-Knobs for the hostile cases: `jwks_delay_s` (a slow JWKS; `jwks_pending`
-counts the JWKS answers it is still holding) and `exchange_expires_in` (the
-`expires_in` of exchange answers).
+Knobs for the hostile cases: `jwks_hold` (an Event: a slow JWKS, each answer
+held until it is set, 30 s at most; `jwks_pending` counts the answers held)
+and `exchange_expires_in` (the `expires_in` of exchange answers).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class AuthorizationServer(_Service):
         self.opaque_tokens: dict[str, dict] = {}
         self.exchanges: list[dict] = []
         self.seen: list[tuple[str, str, float]] = []
-        self.jwks_delay_s = 0.0
+        self.jwks_hold: threading.Event | None = None
         self.jwks_pending = 0
         self.exchange_expires_in: int = 300
         self.lock = threading.Lock()
@@ -178,10 +178,11 @@ class _AuthorizationHandler(_Quiet):
         if url.path == "/.well-known/oauth-authorization-server":
             return self._json(200, owner.metadata())
         if url.path == "/jwks":
-            if owner.jwks_delay_s:
+            hold = owner.jwks_hold
+            if hold is not None:
                 with owner.lock:
                     owner.jwks_pending += 1
-                time.sleep(owner.jwks_delay_s)
+                hold.wait(30)
                 with owner.lock:
                     owner.jwks_pending -= 1
             return self._json(200, owner.jwks())

@@ -19,6 +19,10 @@
 //! - The bearer token (`token_env`) is checked by the settings (never over
 //!   plain `http://` to a public host, see [`crate::config::host`]), is never logged or
 //!   shown in an error, and is dropped on a redirect to another host.
+//! - A server with `credential: exchange` is called with the caller's OAuth
+//!   token exchanged for its audience ([`caller`]), on a session of the
+//!   call's own, never with Herald's token (used, when set, for discovery).
+//!   Who is served which server's tools is `crate::tools::ToolView`'s rule.
 
 pub mod caller;
 mod client;
