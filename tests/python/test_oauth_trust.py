@@ -364,3 +364,14 @@ def test_metrics_and_readiness_keep_to_oauth_modes_rules(authorization_server, h
     assert httpx2.get(url, timeout=10).status_code == 401
     ok = httpx2.get(url, headers={"authorization": f"Bearer {METRICS_TOKEN}"}, timeout=10)
     assert ok.status_code == 200 and "herald_build_info" in ok.text
+    # On a port of its own (Kubernetes: Prometheus scrapes the pod's
+    # address and cannot set Host), an IP address is an accepted Host; a
+    # name must still be allowed.
+    from test_metrics import metrics_url_in
+
+    own = herald_factory(env={"LOREBASE__HERALD__METRICS__PORT": "0", **METRICS_BEARER})
+    url = metrics_url_in(own.stderr.text)
+    bearer = {"authorization": f"Bearer {METRICS_TOKEN}"}
+    assert httpx2.get(url, headers={**bearer, "host": "10.1.2.3:9090"}, timeout=10).status_code == 200
+    assert httpx2.get(url, headers={**bearer, "host": "evil.example:9090"}, timeout=10).status_code == 403
+    assert httpx2.get(url, headers={"host": "10.1.2.3:9090"}, timeout=10).status_code == 401
