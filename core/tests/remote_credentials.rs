@@ -349,3 +349,96 @@ async fn a_shared_herald_hides_the_tools_of_servers_called_with_its_own_token() 
             .all(|d| d.name != "lorebase_history")
     );
 }
+
+/// The same owner for OAuth callers (issue 39): a server called with
+/// Herald's own token serves its tools only to tokens holding its scope
+/// (`herald:remote:<name>` by default); without it the tools are not listed
+/// and a call is a `[forbidden]` tool error with `next:`; an exchange server
+/// is served to OAuth callers only.
+#[tokio::test]
+async fn an_oauth_caller_is_served_herald_token_servers_only_with_their_scope() {
+    use herald_core::remote::{CallerExchange, ExchangeFailure, OAuthCaller};
+    use herald_core::tools::{Access, Audience};
+    use std::sync::Arc;
+
+    #[derive(Debug)]
+    struct Refuses;
+    impl CallerExchange for Refuses {
+        fn token_for<'a>(
+            &'a self,
+            _audience: &'a str,
+        ) -> std::pin::Pin<
+            Box<
+                dyn std::future::Future<
+                        Output = Result<herald_core::config::Secret, ExchangeFailure>,
+                    > + Send
+                    + 'a,
+            >,
+        > {
+            Box::pin(async { Err(ExchangeFailure("refused".into())) })
+        }
+    }
+    let server = start(Mode::Normal).await;
+    let toolbox = discovered(settings(
+        json!([{"name": "alpha", "url": server.url(), "token_env": "ALPHA_TOKEN", "tools": ["echo"]},
+               {"name": "ids", "url": server.url(), "credential": "exchange", "tools": ["echo"]}]),
+        &[("ALPHA_TOKEN", "tok-of-alpha-5521ac")],
+    ))
+    .await;
+    let caller = |scopes: &[&str]| OAuthCaller {
+        scopes: scopes.iter().map(ToString::to_string).collect(),
+        exchange: Arc::new(Refuses),
+    };
+    let plain = caller(&["lorebase:read"]);
+    let view = toolbox.view(None, Audience::OAuth(&plain));
+    assert_eq!(
+        view.access("alpha__echo"),
+        Access::Forbidden {
+            server: "alpha".into(),
+            scope: "herald:remote:alpha".into()
+        }
+    );
+    let names: Vec<String> = view
+        .remote_definitions()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(names, ["ids__echo"]);
+    let args = json!({"text": "hi"}).as_object().cloned().unwrap();
+    let out = view
+        .call_from(
+            "alpha__echo",
+            args.clone(),
+            &Credential::Anonymous,
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        out.is_error && out.text.starts_with("[forbidden]"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("\nnext: "), "{}", out.text);
+    // The exchange refused: an [unauthorized] tool error, nothing sent with Herald's token.
+    let out = view
+        .call_from(
+            "ids__echo",
+            args.clone(),
+            &Credential::Anonymous,
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        out.is_error && out.text.starts_with("[unauthorized]"),
+        "{}",
+        out.text
+    );
+    let granted = caller(&["herald:remote:alpha"]);
+    let view = toolbox.view(None, Audience::OAuth(&granted));
+    assert!(view.admits("alpha__echo"));
+    // Exchange servers are never served without an OAuth caller.
+    assert!(!toolbox.view(None, Audience::OneAgent).admits("ids__echo"));
+    assert!(!toolbox.view(None, Audience::SharedHttp).admits("ids__echo"));
+}

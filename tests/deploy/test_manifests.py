@@ -95,6 +95,23 @@ def test_http_is_three_replicas_behind_a_service_with_an_hpa_and_a_budget():
     assert "LOREBASE_API_KEY" not in {e["name"] for e in herald_container(kinds)["env"]}
 
 
+def test_http_serves_metrics_on_a_port_of_its_own_with_a_bearer_and_probes_readiness_by_an_allowed_host():
+    _, kinds = render("http")
+    pod = kinds["Deployment"]["spec"]["template"]
+    c = herald_container(kinds)
+    settings = yaml.safe_load(kinds["ConfigMap"]["data"]["lorebase.yaml"])["herald"]
+    assert settings["metrics"]["port"] == 9090
+    assert {"name": "metrics", "containerPort": 9090, "protocol": "TCP"} in c["ports"]
+    assert 9090 not in {p["targetPort"] for p in kinds["Service"]["spec"]["ports"]}
+    assert pod["metadata"]["annotations"]["prometheus.io/port"] == "9090"
+    bearer = next(e for e in c["env"] if e["name"] == "LOREBASE__HERALD__METRICS__BEARER_TOKEN")["value"]
+    mount = next(m for m in c["volumeMounts"] if m["name"] == "metrics-token")
+    assert bearer == f"secret://file/{mount['mountPath']}/token"
+    secret = next(v for v in pod["spec"]["volumes"] if v["name"] == "metrics-token")["secret"]
+    assert secret["secretName"] == "lorebase-herald-metrics"
+    assert c["readinessProbe"]["httpGet"]["httpHeaders"] == [{"name": "Host", "value": "localhost"}]
+
+
 def test_stdio_is_one_agent_s_herald_with_its_key_from_a_secret_file():
     _, kinds = render("stdio")
     assert kinds["Deployment"]["spec"]["replicas"] == 1

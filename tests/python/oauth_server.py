@@ -13,7 +13,10 @@ the venv through the MCP SDK):
   the `audience` asked for;
 - introspection (RFC 7662) of the opaque tokens `opaque()` hands out.
 
-Everything it was asked is recorded (`paths()`, `exchanges`).
+Everything it was asked is recorded (`paths()`, `times(path)`, `exchanges`).
+Knobs for the hostile cases: `jwks_hold` (an Event: a slow JWKS, each answer
+held until it is set, 30 s at most; `jwks_pending` counts the answers held)
+and `exchange_expires_in` (the `expires_in` of exchange answers).
 """
 
 from __future__ import annotations
@@ -52,7 +55,10 @@ class AuthorizationServer(_Service):
         self.codes: dict[str, dict] = {}
         self.opaque_tokens: dict[str, dict] = {}
         self.exchanges: list[dict] = []
-        self.seen: list[tuple[str, str]] = []
+        self.seen: list[tuple[str, str, float]] = []
+        self.jwks_hold: threading.Event | None = None
+        self.jwks_pending = 0
+        self.exchange_expires_in: int = 300
         self.lock = threading.Lock()
         self.jwks_file = Path(tempfile.mkdtemp(prefix="herald-as-")) / "jwks.json"
         super().__init__(_AuthorizationHandler)
@@ -144,7 +150,12 @@ class AuthorizationServer(_Service):
 
     def paths(self) -> list[str]:
         with self.lock:
-            return [f"{method} {path}" for method, path in self.seen]
+            return [f"{method} {path}" for method, path, _ in self.seen]
+
+    def times(self, request: str) -> list[float]:
+        """When each `request` ("GET /jwks") arrived (time.monotonic())."""
+        with self.lock:
+            return [at for method, path, at in self.seen if f"{method} {path}" == request]
 
 
 def _basic_auth(header: str | None) -> tuple[str, str] | None:
@@ -158,7 +169,7 @@ class _AuthorizationHandler(_Quiet):
     def _owner(self) -> AuthorizationServer:
         owner: AuthorizationServer = self.server.owner  # type: ignore[attr-defined]
         with owner.lock:
-            owner.seen.append((self.command, urlsplit(self.path).path))
+            owner.seen.append((self.command, urlsplit(self.path).path, time.monotonic()))
         return owner
 
     def do_GET(self) -> None:
@@ -167,6 +178,13 @@ class _AuthorizationHandler(_Quiet):
         if url.path == "/.well-known/oauth-authorization-server":
             return self._json(200, owner.metadata())
         if url.path == "/jwks":
+            hold = owner.jwks_hold
+            if hold is not None:
+                with owner.lock:
+                    owner.jwks_pending += 1
+                hold.wait(30)
+                with owner.lock:
+                    owner.jwks_pending -= 1
             return self._json(200, owner.jwks())
         if url.path == "/authorize":
             q = {k: v[0] for k, v in parse_qs(url.query).items()}
@@ -212,7 +230,12 @@ class _AuthorizationHandler(_Quiet):
             token = owner.mint(form["audience"], sub=claims["sub"], scope=claims.get("scope", ""), lifetime=300)
             return self._json(
                 200,
-                {"access_token": token, "issued_token_type": ACCESS_TOKEN, "token_type": "Bearer", "expires_in": 300},
+                {
+                    "access_token": token,
+                    "issued_token_type": ACCESS_TOKEN,
+                    "token_type": "Bearer",
+                    "expires_in": owner.exchange_expires_in,
+                },
             )
         if path == "/introspect":
             known = owner.opaque_tokens.get(form.get("token", ""))

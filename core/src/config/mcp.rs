@@ -1,7 +1,7 @@
 //! The `mcp` section: remote MCP servers whose tools join Herald's own
 //! (`mcp.servers`, `mcp.require_allowlist`, timeouts and re-discovery).
 //!
-//! Each server is `{name, url, token_env?, tools?}`:
+//! Each server is `{name, url, token_env?, tools?, credential?, audience?, scope?}`:
 //! - `name`: unique, letters, digits, `-`, `_` or `.`, without `__` (the
 //!   separator of `<server>__<tool>`), at most [`MAX_SERVER_NAME_CHARS`];
 //! - `url`: the server's Streamable HTTP endpoint, `http://` or `https://`,
@@ -9,7 +9,9 @@
 //! - `token_env`: the variable holding a bearer token, read at startup. A
 //!   token over plain `http://` to a public host is refused (no DNS lookup:
 //!   see [`super::host`]);
-//! - `tools`: an exact-name allowlist applied at discovery.
+//! - `tools`: an exact-name allowlist applied at discovery;
+//! - `credential`, `audience`, `scope`: whose credential its calls carry and
+//!   who may call it ([`RemoteGrant`]; the rule is `crate::tools::ToolView`'s).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,7 +29,15 @@ pub const MAX_SERVER_NAME_CHARS: usize = 64;
 pub const MAX_SERVERS: usize = 64;
 
 /// The keys of one server entry.
-const SERVER_KEYS: [&str; 4] = ["name", "url", "token_env", "tools"];
+const SERVER_KEYS: [&str; 7] = [
+    "name",
+    "url",
+    "token_env",
+    "tools",
+    "credential",
+    "audience",
+    "scope",
+];
 
 /// Remote MCP servers whose tools join the toolbox.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +67,62 @@ pub struct McpServerSettings {
     pub token: Option<Secret>,
     /// Exact-name allowlist; `None` registers every tool.
     pub tools: Option<Vec<String>>,
+    /// Whose credential its calls carry, and who may call it.
+    pub grant: RemoteGrant,
+}
+
+/// Whose credential the calls to one remote server carry
+/// (`mcp.servers[].credential`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum RemoteCredential {
+    /// `herald` (the default): Herald's own token (`token_env`), or none.
+    #[default]
+    Herald,
+    /// `exchange`: the caller's OAuth token exchanged (RFC 8693) for one
+    /// whose audience is `audience` (the server's URL unless set); Herald's
+    /// own token (`token_env`), when set, is sent for discovery only.
+    Exchange {
+        /// The audience asked for.
+        audience: String,
+    },
+}
+
+/// Whose credential calls to a server carry, and the scope an OAuth caller
+/// needs to be served its tools.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RemoteGrant {
+    /// `credential` (and `audience`).
+    pub credential: RemoteCredential,
+    /// `scope`: the scope an OAuth caller's token must hold. None: for a
+    /// server called with Herald's own token, [`RemoteGrant::DEFAULT_SCOPE_PREFIX`]
+    /// and the server's name; for the others, no scope.
+    pub scope: Option<String>,
+}
+
+impl RemoteGrant {
+    /// The default scope of a server called with Herald's own token is
+    /// this prefix and the server's name (`herald:remote:runbooks`).
+    pub const DEFAULT_SCOPE_PREFIX: &'static str = "herald:remote:";
+}
+
+impl McpServerSettings {
+    /// Whether calls to this server carry Herald's own token.
+    pub fn uses_heralds_token(&self) -> bool {
+        self.grant.credential == RemoteCredential::Herald && self.token.is_some()
+    }
+
+    /// The scope an OAuth caller needs for this server's tools, if any.
+    pub fn required_scope(&self) -> Option<String> {
+        match &self.grant.scope {
+            Some(scope) => Some(scope.clone()),
+            None if self.uses_heralds_token() => Some(format!(
+                "{}{}",
+                RemoteGrant::DEFAULT_SCOPE_PREFIX,
+                self.name
+            )),
+            None => None,
+        }
+    }
 }
 
 /// Parses `mcp.servers`: a list of server mappings (YAML, JSON options, or a
@@ -100,7 +166,9 @@ pub(crate) fn parse_servers(raw: &RawValue) -> Result<Vec<McpServerSettings>, St
 
 fn parse_server(item: &Value) -> Result<McpServerSettings, String> {
     let Value::Object(map) = item else {
-        return Err("expected a mapping {name, url, token_env?, tools?}".into());
+        return Err(
+            "expected a mapping {name, url, token_env?, tools?, credential?, scope?}".into(),
+        );
     };
     if let Some(unknown) = map.keys().find(|k| !SERVER_KEYS.contains(&k.as_str())) {
         return Err(format!(
@@ -145,13 +213,51 @@ fn parse_server(item: &Value) -> Result<McpServerSettings, String> {
         }
         Some(_) => return Err(format!("{name}: tools is a list of exact tool names")),
     };
+    let grant = parse_grant(map, &name, url.trim())?;
     Ok(McpServerSettings {
         name,
         url: url.trim().to_string(),
         token_env,
         token: None,
         tools,
+        grant,
     })
+}
+
+/// `credential`, `audience` and `scope` of one server.
+fn parse_grant(map: &Map<String, Value>, name: &str, url: &str) -> Result<RemoteGrant, String> {
+    let text = |key: &str| match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
+        Some(_) => Err(format!("{name}: {key} must be a non-empty string")),
+    };
+    let audience = text("audience")?;
+    let credential = match text("credential")?.as_deref() {
+        None | Some("herald") if audience.is_some() => {
+            return Err(format!(
+                "{name}: audience is for credential: exchange (the caller's token exchanged for this audience)"
+            ));
+        }
+        None | Some("herald") => RemoteCredential::Herald,
+        Some("exchange") => RemoteCredential::Exchange {
+            audience: audience.unwrap_or_else(|| url.to_string()),
+        },
+        Some(other) => {
+            return Err(format!(
+                "{name}: credential is herald (Herald's own token_env) or exchange (the caller's OAuth token, exchanged), got {other:?}"
+            ));
+        }
+    };
+    let scope = text("scope")?;
+    if let Some(bad) = scope.as_deref().and_then(|s| {
+        s.chars()
+            .find(|c| !matches!(c, '!' | '#'..='[' | ']'..='~'))
+    }) {
+        return Err(format!(
+            "{name}: scope is one OAuth scope (no spaces, quotes or backslashes), not {bad:?}"
+        ));
+    }
+    Ok(RemoteGrant { credential, scope })
 }
 
 fn required_string(map: &Map<String, Value>, key: &str) -> Result<String, String> {
@@ -342,5 +448,46 @@ mod tests {
         let err =
             parse(json!([{"name": "a", "url": "https://x/mcp", "token_env": 42}])).unwrap_err();
         assert!(!err.contains("42"), "{err}");
+    }
+
+    #[test]
+    fn the_grant_of_a_server_says_whose_credential_and_which_scope() {
+        let s = parse(json!([
+            {"name": "wiki", "url": "http://127.0.0.1:9/mcp", "token_env": "T"},
+            {"name": "docs", "url": "http://127.0.0.1:9/mcp", "credential": "exchange", "scope": "docs:use"},
+            {"name": "ids", "url": "http://127.0.0.1:9/mcp", "credential": "exchange", "audience": "https://ids"},
+        ]))
+        .unwrap();
+        assert_eq!(s[0].grant, RemoteGrant::default());
+        assert_eq!(
+            s[1].grant.credential,
+            RemoteCredential::Exchange {
+                audience: "http://127.0.0.1:9/mcp".into()
+            }
+        );
+        assert_eq!(s[1].required_scope().as_deref(), Some("docs:use"));
+        assert_eq!(s[2].required_scope(), None);
+        let mut wiki = s[0].clone();
+        assert_eq!(wiki.required_scope(), None, "no token read yet");
+        wiki.token = Some(Secret::new("t"));
+        assert!(wiki.uses_heralds_token());
+        assert_eq!(wiki.required_scope().as_deref(), Some("herald:remote:wiki"));
+        for (value, needle) in [
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "credential": "mine"}]),
+                "exchange",
+            ),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "audience": "x"}]),
+                "credential: exchange",
+            ),
+            (
+                json!([{"name": "a", "url": "http://x/mcp", "scope": "a b"}]),
+                "one OAuth scope",
+            ),
+        ] {
+            let err = parse(value.clone()).unwrap_err();
+            assert!(err.contains(needle), "{value}: {err}");
+        }
     }
 }

@@ -49,7 +49,10 @@ pub use error::{ConfigError, SettingSource};
 pub use keys::{example_yaml, keys};
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
 pub use load::process_env;
-pub use mcp::{MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings};
+pub use mcp::{
+    MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings, RemoteCredential,
+    RemoteGrant,
+};
 pub use operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings, otlp_traces_url};
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 

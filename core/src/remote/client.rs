@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
-use crate::config::McpServerSettings;
+use crate::config::{McpServerSettings, Secret};
 
 /// Most redirects followed for one request.
 const MAX_REDIRECTS: usize = 5;
@@ -100,17 +100,28 @@ fn redirect_policy() -> reqwest::redirect::Policy {
     })
 }
 
-/// Opens a session: `initialize`, then `notifications/initialized`. The
-/// transport neither re-initializes an expired session nor reconnects a
-/// broken stream on its own: nothing is ever sent twice.
+/// Opens a session with Herald's own token (`token_env`, when set):
+/// discovery, and the calls of a server with `credential: herald`.
 pub(crate) async fn connect(
     settings: &McpServerSettings,
     http: &reqwest::Client,
 ) -> Result<Session, Failure> {
+    connect_as(settings, http, settings.token.as_ref()).await
+}
+
+/// Opens a session whose every request carries `token` (none: no
+/// `Authorization`): `initialize`, then `notifications/initialized`. The
+/// transport neither re-initializes an expired session nor reconnects a
+/// broken stream on its own: nothing is ever sent twice.
+pub(crate) async fn connect_as(
+    settings: &McpServerSettings,
+    http: &reqwest::Client,
+    token: Option<&Secret>,
+) -> Result<Session, Failure> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(settings.url.clone())
         .reinit_on_expired_session(false);
     config.retry_config = Arc::new(NoStreamResume);
-    if let Some(token) = &settings.token {
+    if let Some(token) = token {
         config = config.auth_header(token.expose());
     }
     let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
@@ -250,8 +261,6 @@ pub(crate) fn display_url(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::Secret;
-
     use super::*;
 
     fn settings(url: &str, token: Option<&str>) -> McpServerSettings {
@@ -261,6 +270,7 @@ mod tests {
             token_env: token.map(|_| "T".into()),
             token: token.map(Secret::new),
             tools: None,
+            grant: Default::default(),
         }
     }
 

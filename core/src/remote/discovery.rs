@@ -256,6 +256,7 @@ mod tests {
             token_env: None,
             token: None,
             tools: tools.map(|t| t.iter().map(std::string::ToString::to_string).collect()),
+            grant: Default::default(),
         }
     }
 

@@ -23,7 +23,12 @@
 //! - The bearer token (`token_env`) is checked by the settings (never over
 //!   plain `http://` to a public host, see [`crate::config::host`]), is never logged or
 //!   shown in an error, and is dropped on a redirect to another host.
+//! - A server with `credential: exchange` is called with the caller's OAuth
+//!   token exchanged for its audience ([`caller`]), on a session of the
+//!   call's own, never with Herald's token (used, when set, for discovery).
+//!   Who is served which server's tools is `crate::tools::ToolView`'s rule.
 
+pub mod caller;
 pub mod clean;
 mod client;
 mod discovery;
@@ -41,9 +46,10 @@ pub use discovery::{
     MAX_TOOL_NAME_CHARS, NAME_SEPARATOR, RemoteTool,
 };
 
+pub use self::caller::{CallerExchange, ExchangeFailure, OAuthCaller};
 use self::clean::Cleaner;
 use self::client::{Failure, Session};
-use crate::config::{McpServerSettings, McpSettings, OutputSettings};
+use crate::config::{McpServerSettings, McpSettings, OutputSettings, RemoteCredential};
 use crate::tool::{RenderedOutput, ToolDefinition};
 
 /// Retries of a discovery after a transient error.
@@ -328,10 +334,17 @@ impl RemoteTools {
             .collect()
     }
 
-    /// Calls the remote tool served as `name` (`None` when there is none).
+    /// Calls the remote tool served as `name` (`None` when there is none)
+    /// for `caller` (an OAuth caller, whose token a server with
+    /// `credential: exchange` gets, exchanged; [`caller`]).
     /// Sent once, never retried; every failure (unreachable, HTTP error,
     /// timeout after `mcp.call_timeout_s`, protocol error) is a tool error.
-    pub async fn call(&self, name: &str, arguments: Map<String, Value>) -> Option<RenderedOutput> {
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        caller: Option<&OAuthCaller>,
+    ) -> Option<RenderedOutput> {
         let (server, tool) = self.inner.servers.iter().find_map(|s| {
             let state = s.read();
             let tool = state
@@ -341,7 +354,7 @@ impl RemoteTools {
                 .clone();
             Some((s, tool))
         })?;
-        Some(self.call_on(server, &tool, arguments).await)
+        Some(self.call_on(server, &tool, arguments, caller).await)
     }
 
     async fn call_on(
@@ -349,13 +362,15 @@ impl RemoteTools {
         server: &Server,
         tool: &RemoteTool,
         arguments: Map<String, Value>,
+        caller: Option<&OAuthCaller>,
     ) -> RenderedOutput {
         let settings = &server.settings;
-        let cleaner = &self.inner.cleaner;
-        let session = match self.session(server).await {
-            Ok(s) => s,
-            Err(f) => {
-                let reason = cleaner.line(&f.reason, 500);
+        let (session, own_token) = match self.session_for(server, caller).await {
+            Ok(CallSession::Shared(s)) => (s, None),
+            Ok(CallSession::Caller(s, token)) => (Arc::new(s), Some(token)),
+            Err(SessionError::Refused(out)) => return out,
+            Err(SessionError::Failed(f)) => {
+                let reason = self.inner.cleaner.line(&f.reason, 500);
                 tracing::warn!(server = %settings.name, tool = %tool.definition.name, error = %reason, "remote tool call: cannot connect");
                 return output::failure(&settings.name, &tool.definition.name, &reason);
             }
@@ -364,12 +379,18 @@ impl RemoteTools {
         params.arguments = Some(arguments);
         tracing::debug!(server = %settings.name, tool = %tool.definition.name, "remote tool call");
         let timeout = self.inner.call_timeout;
+        // A call on the caller's own session also redacts its exchanged token.
+        let own_cleaner = own_token
+            .as_ref()
+            .map(|t| self.inner.cleaner.with_secret(t.expose()));
+        let cleaner = own_cleaner.as_ref().unwrap_or(&self.inner.cleaner);
         let origin = output::Origin {
             server: &settings.name,
             tool: &tool.definition.name,
             cleaner,
         };
-        match tokio::time::timeout(timeout, session.peer().call_tool(params)).await {
+        let answer = tokio::time::timeout(timeout, session.peer().call_tool(params)).await;
+        let out = match answer {
             Ok(Ok(result)) => output::rendered(result, &self.inner.caps, &origin),
             Ok(Err(rmcp::ServiceError::McpError(e))) => {
                 let reason = cleaner.line(&client::scrub(&e.message, settings), 500);
@@ -391,7 +412,46 @@ impl RemoteTools {
                 tracing::warn!(server = %settings.name, tool = %tool.definition.name, "remote tool call: {reason}; abandoned");
                 output::failure(&settings.name, &tool.definition.name, &reason)
             }
+        };
+        if own_token.is_some() {
+            caller::close(session, CLOSE_TIMEOUT).await;
         }
+        out
+    }
+
+    /// The session a call for `caller` uses: the server's shared one (with
+    /// Herald's own token, or none), or, for `credential: exchange`, one of
+    /// the call's own carrying the caller's token exchanged for the server's
+    /// audience (never Herald's).
+    async fn session_for(
+        &self,
+        server: &Server,
+        caller: Option<&OAuthCaller>,
+    ) -> Result<CallSession, SessionError> {
+        let RemoteCredential::Exchange { audience } = &server.settings.grant.credential else {
+            return self
+                .session(server)
+                .await
+                .map(CallSession::Shared)
+                .map_err(SessionError::Failed);
+        };
+        let token = caller::exchanged(&server.settings.name, audience, caller, &self.inner.caps)
+            .await
+            .map_err(SessionError::Refused)?;
+        let timeout = self.inner.discovery_timeout;
+        let session = tokio::time::timeout(
+            timeout,
+            client::connect_as(&server.settings, &server.http, Some(&token)),
+        )
+        .await
+        .map_err(|_| {
+            SessionError::Failed(Failure::new(
+                format!("no answer within {} s", timeout.as_secs()),
+                true,
+            ))
+        })?
+        .map_err(SessionError::Failed)?;
+        Ok(CallSession::Caller(session, token))
     }
 
     /// The server's open session, or a new one when it has none or it closed.
@@ -445,6 +505,22 @@ fn configured_credentials(settings: &McpServerSettings) -> Vec<&str> {
         );
     }
     credentials
+}
+
+/// The session of one call.
+enum CallSession {
+    /// The server's, shared by every call.
+    Shared(Arc<Session>),
+    /// The call's own, carrying the caller's exchanged token (closed after it).
+    Caller(Session, crate::config::Secret),
+}
+
+/// Why a call has no session.
+enum SessionError {
+    /// The caller's token cannot be used for this server (a tool error).
+    Refused(RenderedOutput),
+    /// The server cannot be reached.
+    Failed(Failure),
 }
 
 /// One server's discovery, retried a little on transient errors.

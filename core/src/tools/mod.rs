@@ -38,7 +38,7 @@ use crate::config::Settings;
 use crate::kb::{KbCatalog, KbError, KbOptions};
 use crate::keeper::model::{ReadAt, SchemaDetail, SchemaParams};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
-use crate::remote::{NAME_SEPARATOR, RemoteError, RemoteTools, ServerSummary};
+use crate::remote::{NAME_SEPARATOR, OAuthCaller, RemoteError, RemoteTools, ServerSummary};
 use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
 use crate::tool::{ErrorCode, strip_host_arguments};
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
@@ -48,7 +48,7 @@ use observe::{CallRecord, CallTelemetry};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
 pub use source::ToolOrigin;
 use source::ToolSource;
-pub use view::{Audience, ToolView};
+pub use view::{Access, Audience, ToolView};
 
 /// Why a [`Toolbox`] cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -232,7 +232,7 @@ impl Toolbox {
     pub fn view<'a>(
         &'a self,
         narrowing: Option<&'a ToolNarrowing>,
-        audience: Audience,
+        audience: Audience<'a>,
     ) -> ToolView<'a> {
         ToolView::new(self, narrowing, audience)
     }
@@ -363,7 +363,7 @@ impl Toolbox {
 
     /// A call, observed (counted, timed, audited, in its scope), of a tool
     /// a [`ToolView`] has `admitted` or refused (then `UnknownTool`,
-    /// recorded as such).
+    /// recorded as such), for `caller` when it is an OAuth caller.
     async fn observed_call(
         &self,
         name: &str,
@@ -371,6 +371,7 @@ impl Toolbox {
         credential: &Credential,
         origin: &CallOrigin<'_>,
         admitted: bool,
+        caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         let tool_origin = self.origin_of(name);
         strip_host_arguments(&mut arguments, |argument| {
@@ -395,6 +396,7 @@ impl Toolbox {
             name,
             arguments,
             credential,
+            caller,
         );
         ObservedCall::new(scope, call, |result, scope| record.end(result, scope)).await
     }
@@ -439,7 +441,7 @@ impl Toolbox {
         arguments: Map<String, Value>,
         credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
-        self.dispatch(self.origin_of(name), name, arguments, credential)
+        self.dispatch(self.origin_of(name), name, arguments, credential, None)
             .await
     }
 
@@ -536,6 +538,7 @@ impl Toolbox {
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
+        caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         match origin {
             Some(ToolOrigin::Lorebase) => {
@@ -543,10 +546,16 @@ impl Toolbox {
                     .await
             }
             Some(ToolOrigin::Kb) => self.call_in(&self.kb, name, arguments, credential).await,
-            Some(ToolOrigin::Remote) => {
-                self.call_in(&self.remote, name, arguments, credential)
+            // Remote servers get Herald's own token or the caller's,
+            // exchanged (`remote::caller`), never the caller's Keeper credential.
+            // Boxed: the MCP client's future is some 10 KB, which every call
+            // of every tool would otherwise carry (and copy).
+            Some(ToolOrigin::Remote) => match self.remote.offers(name) {
+                Some(_) => Box::pin(self.remote.call(name, arguments, caller))
                     .await
-            }
+                    .ok_or_else(|| ToolCallError::UnknownTool(name.to_string())),
+                None => Err(ToolCallError::UnknownTool(name.to_string())),
+            },
             None => Err(ToolCallError::UnknownTool(name.to_string())),
         }
     }

@@ -28,9 +28,9 @@ impl ToolSource for RemoteTools {
         arguments: Map<String, Value>,
         _credential: &Credential,
     ) -> Option<RenderedOutput> {
-        // Remote servers get Herald's own token (`token_env`), never the caller's key.
-        // Boxed: the MCP client's future is some 10 KB, which every call of
-        // every tool would otherwise carry (and copy) in `Toolbox::call`'s.
-        Box::pin(RemoteTools::call(self, name, arguments)).await
+        // With no OAuth caller (the toolbox's dispatch passes it, see
+        // `Toolbox::dispatch`): Herald's own token (`token_env`) or none,
+        // never the caller's key.
+        Box::pin(RemoteTools::call(self, name, arguments, None)).await
     }
 }

@@ -5,11 +5,22 @@
 //! - the tool selection of the settings (`tools.read_only`, `tools.allow`,
 //!   `tools.deny`: [`super::selection`]);
 //! - a built-in tool winning a name collision with a remote one;
-//! - who asks ([`Audience`]): over Streamable HTTP, where every caller brings
-//!   its own key, the tools of a remote server that Herald calls with its own
-//!   token (`mcp.servers[].token_env`) are hidden, since Herald cannot check a
-//!   caller's key itself and anyone reaching it would borrow that token (serve
-//!   such servers over stdio or in-process instead);
+//! - who asks ([`Audience`]) and whose credential the calls of a remote
+//!   server carry (`mcp.servers[].credential`, [`RemoteGrant`]):
+//!   - one agent (stdio, in-process) is served every remote server's tools
+//!     but those of `credential: exchange` servers (it has no token to
+//!     exchange);
+//!   - the callers of a shared Herald with Lorebase API keys are not served
+//!     the tools of a server called with Herald's own token
+//!     (`token_env`), since Herald cannot check a caller's key itself and
+//!     anyone reaching it would borrow that token; nor those of exchange
+//!     servers (no OAuth token);
+//!   - an OAuth caller is served a remote server's tools when its token
+//!     holds the server's scope ([`McpServerSettings::required_scope`]: for
+//!     a server called with Herald's own token, `scope` or
+//!     `herald:remote:<name>` by default, so that no one borrows Herald's
+//!     token unless an operator granted it). Without it, the tools are not
+//!     listed and a call is `[forbidden]`;
 //! - the request's narrowing ([`ToolNarrowing`]: `X-MCP-Readonly`,
 //!   `X-MCP-Toolsets`, `X-MCP-Tools`), which only narrows.
 
@@ -18,20 +29,45 @@ use serde_json::{Map, Value};
 use super::Toolbox;
 use super::selection::{self, ToolNarrowing};
 use super::source::ToolOrigin;
+use crate::config::{McpServerSettings, RemoteCredential, RemoteGrant};
+use crate::error::ToolError;
 use crate::keeper::Credential;
+use crate::keeper::model::ProblemCode;
+use crate::remote::OAuthCaller;
 use crate::telemetry::CallOrigin;
 use crate::tool::{RenderedOutput, ToolCallError, ToolDefinition};
 
 /// Who a view is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Audience {
+#[derive(Debug, Clone, Copy)]
+pub enum Audience<'a> {
     /// One agent: stdio, the `call` command, the bindings in-process. Every
-    /// selected tool is served, the remote servers' whatever their token.
+    /// selected tool is served, the remote servers' whatever their token
+    /// (but `credential: exchange` servers').
     OneAgent,
     /// The callers of a shared Herald over Streamable HTTP, each with its own
-    /// key: the tools of remote servers called with Herald's own token are
-    /// hidden.
+    /// Lorebase API key: the tools of remote servers called with Herald's own
+    /// token are hidden.
     SharedHttp,
+    /// One caller of a shared Herald with OAuth on, and what its token holds.
+    OAuth(&'a OAuthCaller),
+}
+
+/// Whether a tool is served to one caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// Listed and callable.
+    Served,
+    /// Not a tool of this caller (an unknown name, one the selection or the
+    /// narrowing leaves out): not listed, and a call is an unknown tool.
+    NotServed,
+    /// A remote tool this caller's token lacks the grant for (the scope
+    /// named): not listed, and a call is a `[forbidden]` tool error.
+    Forbidden {
+        /// The remote server.
+        server: String,
+        /// The scope the caller's token lacks.
+        scope: String,
+    },
 }
 
 /// The tools one caller sees ([`Toolbox::view`]). Cheap: it borrows.
@@ -39,14 +75,14 @@ pub enum Audience {
 pub struct ToolView<'a> {
     toolbox: &'a Toolbox,
     narrowing: Option<&'a ToolNarrowing>,
-    audience: Audience,
+    audience: Audience<'a>,
 }
 
 impl<'a> ToolView<'a> {
     pub(super) fn new(
         toolbox: &'a Toolbox,
         narrowing: Option<&'a ToolNarrowing>,
-        audience: Audience,
+        audience: Audience<'a>,
     ) -> Self {
         Self {
             toolbox,
@@ -57,37 +93,63 @@ impl<'a> ToolView<'a> {
 
     /// Whether the tool `name` is served to this caller (copies no definition).
     pub fn admits(&self, name: &str) -> bool {
-        let Some(origin) = self.toolbox.origin_of(name) else {
-            return false;
-        };
-        let Some(writes) = self.toolbox.offered(origin, name) else {
-            return false;
-        };
-        if !selection::serves(&self.toolbox.settings().tools, name, writes) {
-            return false;
-        }
-        if origin == ToolOrigin::Remote && self.hides_remote(name) {
-            return false;
-        }
-        self.narrowing
-            .is_none_or(|n| n.admits(name, self.toolbox.group_of(name), writes))
+        self.access(name) == Access::Served
     }
 
-    /// Whether a remote tool is hidden from this audience (its server is
-    /// called with Herald's own token, and the callers share this Herald).
-    fn hides_remote(&self, name: &str) -> bool {
-        if self.audience != Audience::SharedHttp {
-            return false;
-        }
-        let Some(tool) = self.toolbox.remote().find(name) else {
-            return false;
+    /// Whether the tool `name` is served to this caller, and if not, why.
+    pub fn access(&self, name: &str) -> Access {
+        let Some(origin) = self.toolbox.origin_of(name) else {
+            return Access::NotServed;
         };
+        let Some(writes) = self.toolbox.offered(origin, name) else {
+            return Access::NotServed;
+        };
+        if !selection::serves(&self.toolbox.settings().tools, name, writes) {
+            return Access::NotServed;
+        }
+        if !self
+            .narrowing
+            .is_none_or(|n| n.admits(name, self.toolbox.group_of(name), writes))
+        {
+            return Access::NotServed;
+        }
+        match origin {
+            ToolOrigin::Remote => self.remote_access(name),
+            _ => Access::Served,
+        }
+    }
+
+    /// The audience's rule for the tools of remote servers (see the module
+    /// documentation).
+    fn remote_access(&self, name: &str) -> Access {
+        let Some(server) = self.server_of(name) else {
+            return Access::NotServed;
+        };
+        let exchange = matches!(server.grant.credential, RemoteCredential::Exchange { .. });
+        match self.audience {
+            Audience::OneAgent if exchange => Access::NotServed,
+            Audience::OneAgent => Access::Served,
+            Audience::SharedHttp if exchange || server.uses_heralds_token() => Access::NotServed,
+            Audience::SharedHttp => Access::Served,
+            Audience::OAuth(caller) => match server.required_scope() {
+                Some(scope) if !caller.holds(&scope) => Access::Forbidden {
+                    server: server.name.clone(),
+                    scope,
+                },
+                _ => Access::Served,
+            },
+        }
+    }
+
+    /// The settings of the server of the remote tool `name`.
+    fn server_of(&self, name: &str) -> Option<&'a McpServerSettings> {
+        let tool = self.toolbox.remote().find(name)?;
         self.toolbox
             .settings()
             .mcp
             .servers
             .iter()
-            .any(|s| s.name == tool.server && s.token_env.is_some())
+            .find(|s| s.name == tool.server)
     }
 
     /// The built-in definitions served to this caller, in table order.
@@ -118,7 +180,8 @@ impl<'a> ToolView<'a> {
 
     /// Calls a tool served to this caller ([`Toolbox::call_from`]'s
     /// observation and argument handling); one not served is
-    /// [`ToolCallError::UnknownTool`].
+    /// [`ToolCallError::UnknownTool`], one forbidden a `[forbidden]` tool
+    /// error (recorded as such).
     pub async fn call_from(
         &self,
         name: &str,
@@ -126,9 +189,48 @@ impl<'a> ToolView<'a> {
         credential: &Credential,
         origin: &CallOrigin<'_>,
     ) -> Result<RenderedOutput, ToolCallError> {
-        let admitted = self.admits(name);
+        let access = self.access(name);
+        if let Access::Forbidden { server, scope } = &access {
+            let code = ProblemCode::Forbidden.as_str();
+            self.toolbox
+                .record_refused(name, code, Some(credential), Some(&arguments), origin);
+            return Ok(forbidden(name, server, scope).to_output(&self.toolbox.settings().output));
+        }
+        let caller = match self.audience {
+            Audience::OAuth(caller) => Some(caller),
+            _ => None,
+        };
         self.toolbox
-            .observed_call(name, arguments, credential, origin, admitted)
+            .observed_call(
+                name,
+                arguments,
+                credential,
+                origin,
+                access == Access::Served,
+                caller,
+            )
             .await
+    }
+}
+
+/// The `[forbidden]` error of a remote tool whose server's scope the
+/// caller's token lacks.
+fn forbidden(name: &str, server: &str, scope: &str) -> ToolError {
+    let default = scope.starts_with(RemoteGrant::DEFAULT_SCOPE_PREFIX);
+    let how = if default {
+        "the remote server is called with Herald's own credential, granted per server"
+    } else {
+        "the operator grants this server's tools by scope"
+    };
+    ToolError {
+        next: Some(format!(
+            "do not retry: ask an administrator for the scope {scope} (then sign in again), or use another tool"
+        )),
+        ..ToolError::new(
+            ProblemCode::Forbidden,
+            format!(
+                "the tool {name} of the remote server {server:?} needs the scope {scope}, which your token lacks ({how})"
+            ),
+        )
     }
 }

@@ -7,12 +7,14 @@
 //! - no `Authorization` header: 401 with `WWW-Authenticate: Bearer
 //!   resource_metadata="<metadata URL>"` (RFC 9728, 5.1); one that is not
 //!   `Bearer <token>`: 401 `error="invalid_request"`;
-//! - a token that is not valid for `http.resource_url` (wrong audience,
+//! - a token longer than 8 KiB ([`crate::http::oauth::MAX_TOKEN_BYTES`]),
+//!   or one that is not valid for `http.resource_url` (wrong audience,
 //!   expired, unknown key, bad signature, inactive): 401
 //!   `error="invalid_token"`; one without the required scopes: 403
 //!   `error="insufficient_scope"`;
 //! - a valid one: the call gets the token meant for Keeper (exchanged, or
-//!   the same where `http.keeper_token: forward`) in an [`OAuthCall`], and
+//!   the same where `http.keeper_token: forward`) and the caller (its
+//!   scopes, its token for remote servers) in an [`OAuthCall`], and
 //!   when Keeper refuses it, the answer is 401 `invalid_token` (not a 200
 //!   with a tool error), so the client refreshes its token.
 //!
@@ -23,22 +25,23 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use herald_core::config::Settings;
+use herald_core::config::{Secret, Settings};
 use herald_core::keeper::Credential;
+use herald_core::remote::OAuthCaller;
 
 use crate::http::guard::{GuardPolicy, refusal};
-use crate::http::oauth::ResourceServer;
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::metadata::ProtectedResource;
+use crate::http::oauth::{CallerToken, ResourceServer};
 use crate::mcp::credential::{CredentialError, OAuthCall, bearer};
 
 /// The gate's state: the resource server and its metadata.
 #[derive(Debug)]
 pub(crate) struct OAuthGate {
-    server: ResourceServer,
+    server: Arc<ResourceServer>,
     metadata: Arc<ProtectedResource>,
     policy: Arc<GuardPolicy>,
 }
@@ -59,7 +62,7 @@ impl OAuthGate {
             policy.clone(),
         )?);
         Ok(Some(Arc::new(Self {
-            server,
+            server: Arc::new(server),
             metadata,
             policy,
         })))
@@ -80,10 +83,18 @@ impl OAuthGate {
             }
         };
         tracing::debug!("answered 401 to a request without a bearer token");
+        let what = match reason {
+            CredentialError::Missing => "this call has no bearer token",
+            CredentialError::Malformed => "the Authorization header must be `Bearer <token>`",
+        };
+        let servers = self.server.issuer_urls().join(", ");
         let mut response = refusal(
             StatusCode::UNAUTHORIZED,
             -32001,
-            &format!("Unauthorized: {reason}; the authorization servers are listed at {metadata}"),
+            &format!(
+                "Unauthorized: {what}; sign in at the authorization server ({servers}) for a token for {} (the protected resource metadata: {metadata})",
+                self.server.resource
+            ),
         );
         if let Ok(value) = HeaderValue::from_str(&challenge) {
             response
@@ -100,29 +111,83 @@ pub(crate) async fn require_token(
     mut request: Request,
     next: Next,
 ) -> Response {
-    if let Err(refusal) = gate.policy.check_headers(request.uri(), request.headers()) {
-        return refusal.into_response();
-    }
-    let token = match bearer(Some(request.headers()), false) {
-        Ok(Credential::Bearer(token)) => token,
-        Ok(_) => return gate.challenge(CredentialError::Missing),
-        Err(reason) => return gate.challenge(reason),
+    let (token, call) = match admit(&gate, request.uri(), request.headers()).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return before_the_body(request, refusal).await,
     };
-    let refused = |e: TokenError| e.into_response(&gate.metadata.url);
-    let grant = match gate.server.validate(token.expose()).await {
-        Ok(grant) => grant,
-        Err(e) => return refused(e),
-    };
-    let keeper_token = match gate.server.keeper_token(&token, &grant).await {
-        Ok(t) => t,
-        Err(e) => return refused(e),
-    };
-    let call = OAuthCall::new(keeper_token);
     request.extensions_mut().insert(call.clone());
     let response = next.run(request).await;
     if call.keeper_refused() {
         gate.server.forget(token.expose());
-        return refused(TokenError::KeeperRefused);
+        return TokenError::KeeperRefused.into_response(&gate.metadata.url);
     }
     response
+}
+
+/// The request's token and what the call carries, or the refusal.
+async fn admit(
+    gate: &Arc<OAuthGate>,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<(Secret, OAuthCall), Response> {
+    gate.policy
+        .check_headers(uri, headers)
+        .map_err(IntoResponse::into_response)?;
+    let token = match bearer(Some(headers), false) {
+        Ok(Credential::Bearer(token)) => token,
+        Ok(_) => return Err(gate.challenge(CredentialError::Missing)),
+        Err(reason) => return Err(gate.challenge(reason)),
+    };
+    let refused = |e: TokenError| e.into_response(&gate.metadata.url);
+    let grant = gate
+        .server
+        .validate(token.expose())
+        .await
+        .map_err(refused)?;
+    let keeper_token = gate
+        .server
+        .keeper_token(&token, &grant)
+        .await
+        .map_err(refused)?;
+    let caller = OAuthCaller {
+        scopes: grant.scopes.clone(),
+        exchange: Arc::new(CallerToken {
+            server: gate.server.clone(),
+            token: token.clone(),
+            grant,
+        }),
+    };
+    Ok((token, OAuthCall::new(keeper_token, caller)))
+}
+
+/// Bodies up to this size are read (and dropped) before a refusal, so the
+/// connection stays usable for the client's next request.
+const DRAINED_BODY_BYTES: u64 = 64 * 1024;
+
+/// A refusal answered before the body was read: a small body (declared by
+/// `Content-Length`) is read first and dropped, so the kept-alive connection
+/// can carry the client's next request; any other is never read, and the
+/// answer says `Connection: close` (a client that reused the connection
+/// would otherwise meet it closed under its next request).
+async fn before_the_body(request: Request, mut refusal: Response) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let body = request.into_body();
+    if http_body::Body::is_end_stream(&body) {
+        return refusal;
+    }
+    if declared.is_some_and(|n| n <= DRAINED_BODY_BYTES)
+        && axum::body::to_bytes(body, DRAINED_BODY_BYTES as usize)
+            .await
+            .is_ok()
+    {
+        return refusal;
+    }
+    refusal
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    refusal
 }

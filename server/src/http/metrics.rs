@@ -6,7 +6,15 @@
 //! the `http.*_timeout_s` limits). Either way, a scrape keeps to the Host
 //! rules (`http.allowed_hosts`, [`GuardPolicy::check_headers`]), and sends
 //! the bearer of `metrics.bearer_token` when it is set (compared in
-//! constant time, never logged).
+//! constant time, never logged). On a listener of its own, a Host that is an
+//! IP address is also accepted (DNS rebinding needs a name the attacker
+//! controls; Prometheus scrapes a pod by its address and cannot set Host).
+//!
+//! On the MCP listener of a Herald others can reach (OAuth on, or
+//! `http.host` not a loopback address), `/metrics` is served only with
+//! `metrics.bearer_token` set: without it, scrapes there get 403 naming the
+//! two ways (the bearer, or `metrics.port`, a listener of its own that
+//! stays off the ingress).
 //!
 //! The calls and Keeper requests are counted where they happen
 //! (`herald_core::telemetry::metrics`); this module adds what is read at
@@ -58,6 +66,39 @@ pub struct MetricsEndpoint {
 struct ScrapeAccess {
     hosts: GuardPolicy,
     bearer: Option<Secret>,
+    /// Served on the MCP listener of a Herald others reach, without a
+    /// bearer: every scrape is refused (why).
+    refused: Option<&'static str>,
+    /// Served on `metrics.port`, a listener of its own.
+    own_listener: bool,
+}
+
+/// Whether the one `Host` header is an IP address (with or without a port).
+fn ip_host(headers: &HeaderMap) -> bool {
+    let mut hosts = headers.get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        return false;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.parse::<std::net::IpAddr>().is_ok()
+}
+
+/// Why `/metrics` on the MCP listener is refused without a bearer.
+const NEEDS_BEARER: &str = "Forbidden: /metrics on the MCP listener of a Herald with OAuth on or a non-loopback http.host needs metrics.bearer_token; or serve it on metrics.port (a listener of its own)";
+
+/// Whether `host` (`http.host`) is a loopback address or `localhost`.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_matches(['[', ']']);
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 impl MetricsEndpoint {
@@ -72,9 +113,18 @@ impl MetricsEndpoint {
         let http = &settings.http;
         let hosts = GuardPolicy::new(&http.allowed_hosts, &http.allowed_origins, 0)
             .map_err(ServerError::Settings)?;
+        let bearer = settings.metrics.bearer_token.clone();
+        let on_mcp_listener = settings.metrics.port.is_none();
+        let reached_by_others = !http.authorization_servers.is_empty() || !is_loopback(&http.host);
+        let refused = (on_mcp_listener && reached_by_others && bearer.is_none()).then(|| {
+            tracing::warn!("{NEEDS_BEARER}; scrapes of /metrics there are refused");
+            NEEDS_BEARER
+        });
         let access = Arc::new(ScrapeAccess {
             hosts,
-            bearer: settings.metrics.bearer_token.clone(),
+            bearer,
+            refused,
+            own_listener: !on_mcp_listener,
         });
         let mut registry = Registry::with_prefix("herald");
         herald_core::telemetry::metrics::register(
@@ -108,14 +158,23 @@ impl MetricsEndpoint {
     }
 }
 
-/// The Host rules, then the bearer (401 without the right one).
+/// The Host rules (on a listener of its own, an IP address as Host too),
+/// the refusal of an exposed MCP listener, then the bearer (401 without the
+/// right one).
 async fn admit_scrape(
     State(access): State<Arc<ScrapeAccess>>,
     request: Request,
     next: Next,
 ) -> Response {
-    if let Err(refused) = access.hosts.check_headers(request.uri(), request.headers()) {
+    let by_address =
+        access.own_listener && request.uri().authority().is_none() && ip_host(request.headers());
+    if !by_address
+        && let Err(refused) = access.hosts.check_headers(request.uri(), request.headers())
+    {
         return refused.into_response();
+    }
+    if let Some(why) = access.refused {
+        return refusal(StatusCode::FORBIDDEN, -32001, why);
     }
     if let Some(expected) = &access.bearer
         && !bearer_matches(request.headers(), expected)
@@ -296,5 +355,27 @@ mod tests {
         assert!(!with("Basic s3cret-token"));
         assert!(!with("Bearer"));
         assert!(!bearer_matches(&HeaderMap::new(), &expected));
+    }
+
+    #[test]
+    fn a_host_that_is_an_address_is_told_from_a_name() {
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, value.parse().unwrap());
+            ip_host(&headers)
+        };
+        assert!(with("10.1.2.3:9090") && with("10.1.2.3") && with("[fd00::1]:9090"));
+        assert!(!with("evil.example:9090") && !with("evil.example") && !with("10.1.2.3.nip.io"));
+        assert!(!ip_host(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn loopback_hosts_are_told_apart() {
+        for host in ["127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2"] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in ["0.0.0.0", "::", "10.0.0.1", "herald.example"] {
+            assert!(!is_loopback(host), "{host}");
+        }
     }
 }

@@ -24,6 +24,7 @@ pub(crate) mod connection;
 pub(crate) mod guard;
 pub(crate) mod metrics;
 pub(crate) mod oauth;
+pub(crate) mod panic;
 pub mod readiness;
 pub(crate) mod routing_headers;
 pub(crate) mod tool_headers;
@@ -111,7 +112,7 @@ pub fn router(
         mcp = mcp.layer(from_fn_with_state(toolbox, narrow));
     }
     let guard_state = GuardState {
-        policy,
+        policy: policy.clone(),
         trims: trims.clone(),
         budget: Arc::new(JsonBudget::default()),
         lane: Arc::new(LargeBodyLane::start(trims.clone()).map_err(|e| {
@@ -124,7 +125,10 @@ pub fn router(
     }
     let probes = Router::new()
         .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
+        .route(
+            "/readyz",
+            get(readyz).layer(from_fn_with_state(policy, readiness::host_rules)),
+        )
         .with_state(readiness);
     let mut app = probes.merge(mcp);
     if let Some(gate) = oauth {
@@ -133,7 +137,11 @@ pub fn router(
     if let Some(metrics) = metrics {
         app = app.merge(metrics.router());
     }
-    Ok(app)
+    #[cfg(debug_assertions)]
+    if panic::test_hook_enabled() {
+        app = app.layer(axum::middleware::from_fn(panic::panic_on_purpose));
+    }
+    Ok(app.layer(axum::middleware::from_fn(panic::answer_panics)))
 }
 
 /// `GET /healthz`: liveness only (no Keeper call).

@@ -23,6 +23,7 @@ use herald_core::keeper::KeeperClient;
 use serde_json::{Value, json};
 
 use crate::app::shutdown::Shutdown;
+use crate::http::guard::GuardPolicy;
 
 /// The readiness of one Herald: started, draining, and Keeper's last answers.
 #[derive(Debug, Clone)]
@@ -67,6 +68,21 @@ impl Readiness {
                 "last_error_s_ago": secs(health.last_failure_ago),
             },
         })
+    }
+}
+
+/// The Host rules of every route (`http.allowed_hosts`: 403 for a foreign
+/// Host), on `/readyz` too, whose answer says when Keeper last failed. A
+/// Kubernetes probe sends `Host: localhost` (deploy/kubernetes); `/healthz`
+/// (liveness, nothing but the version) answers any Host.
+pub async fn host_rules(
+    State(policy): State<Arc<GuardPolicy>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match policy.check_headers(request.uri(), request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => refused.into_response(),
     }
 }
 

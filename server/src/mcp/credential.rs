@@ -13,6 +13,7 @@ use herald_core::config::{OutputSettings, Secret};
 use herald_core::error::ToolError;
 use herald_core::keeper::Credential;
 use herald_core::keeper::model::ProblemCode;
+use herald_core::remote::OAuthCaller;
 use herald_core::tools::RenderedOutput;
 use rmcp::model::Extensions;
 
@@ -31,19 +32,22 @@ pub enum CallerAuth {
     OAuth,
 }
 
-/// What the OAuth gate hands one request: the token meant for Keeper, and
-/// whether Keeper refused it (the gate then answers 401).
+/// What the OAuth gate hands one request: the token meant for Keeper, the
+/// caller (its scopes, its token for remote servers), and whether Keeper
+/// refused the token (the gate then answers 401).
 #[derive(Debug, Clone)]
 pub struct OAuthCall {
     keeper_token: Secret,
+    caller: OAuthCaller,
     refused: Arc<AtomicBool>,
 }
 
 impl OAuthCall {
-    /// A call that sends `keeper_token` to Keeper.
-    pub fn new(keeper_token: Secret) -> Self {
+    /// A call that sends `keeper_token` to Keeper, for `caller`.
+    pub fn new(keeper_token: Secret, caller: OAuthCaller) -> Self {
         Self {
             keeper_token,
+            caller,
             refused: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -120,6 +124,11 @@ fn oauth_call(extensions: &Extensions) -> Option<&OAuthCall> {
     extensions
         .get::<Parts>()
         .and_then(|p| p.extensions.get::<OAuthCall>())
+}
+
+/// The OAuth caller of a request, put there by the gate.
+pub fn oauth_caller(extensions: &Extensions) -> Option<&OAuthCaller> {
+    oauth_call(extensions).map(|call| &call.caller)
 }
 
 /// The credential in `headers` (none at all counts as no header).
@@ -240,7 +249,28 @@ mod tests {
             CallerAuth::OAuth.credential(&extensions),
             Err(CredentialError::Missing)
         );
-        let call = OAuthCall::new(Secret::new("for-keeper"));
+        #[derive(Debug)]
+        struct NoExchange;
+        impl herald_core::remote::CallerExchange for NoExchange {
+            fn token_for<'a>(
+                &'a self,
+                _audience: &'a str,
+            ) -> std::pin::Pin<
+                Box<
+                    dyn std::future::Future<
+                            Output = Result<Secret, herald_core::remote::ExchangeFailure>,
+                        > + Send
+                        + 'a,
+                >,
+            > {
+                Box::pin(async { Err(herald_core::remote::ExchangeFailure("none".into())) })
+            }
+        }
+        let caller = OAuthCaller {
+            scopes: vec!["s".into()],
+            exchange: Arc::new(NoExchange),
+        };
+        let call = OAuthCall::new(Secret::new("for-keeper"), caller);
         parts.extensions.insert(call.clone());
         extensions.insert(parts);
         assert_eq!(

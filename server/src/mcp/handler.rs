@@ -9,7 +9,7 @@ use herald_core::keeper::model::ProblemCode;
 use herald_core::telemetry::CallOrigin;
 use herald_core::tool::ErrorCode;
 use herald_core::tools::{
-    Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolView, Toolbox,
+    Access, Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolView, Toolbox,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -17,11 +17,11 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::model::{DiscoverResult, ProtocolVersion};
+use rmcp::model::{DiscoverResult, Extensions, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use crate::mcp::credential::CallerAuth;
+use crate::mcp::credential::{CallerAuth, oauth_caller};
 use crate::mcp::domain_hints::DomainHints;
 use crate::mcp::instructions::instructions;
 use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
@@ -130,31 +130,41 @@ impl HeraldServer {
         &self.inner.tools
     }
 
-    /// Who this handler serves: one agent (stdio) or the callers of a
-    /// shared Herald, each with its own key (Streamable HTTP).
-    fn audience(&self) -> Audience {
+    /// Who a request comes from: one agent (stdio), a caller of a shared
+    /// Herald with its own key (Streamable HTTP), or an OAuth caller and
+    /// what its token holds (from the gate, in `extensions`; without it,
+    /// as restricted as a caller with a key).
+    fn audience<'a>(&self, extensions: Option<&'a Extensions>) -> Audience<'a> {
         match self.inner.auth {
+            CallerAuth::Configured => Audience::OneAgent,
             CallerAuth::HttpBearer { .. } => Audience::SharedHttp,
-            _ => Audience::OneAgent,
+            CallerAuth::OAuth => extensions
+                .and_then(oauth_caller)
+                .map_or(Audience::SharedHttp, Audience::OAuth),
         }
     }
 
     /// The tools a request sees (core's [`ToolView`]: the selection, the
-    /// audience's rule for remote servers' tokens, the request's narrowing).
-    fn view<'a>(&'a self, narrowing: Option<&'a ToolNarrowing>) -> ToolView<'a> {
-        self.inner.toolbox.view(narrowing, self.audience())
+    /// audience's rule for remote servers' credentials, the request's narrowing).
+    fn view<'a>(
+        &'a self,
+        narrowing: Option<&'a ToolNarrowing>,
+        extensions: Option<&'a Extensions>,
+    ) -> ToolView<'a> {
+        self.inner
+            .toolbox
+            .view(narrowing, self.audience(extensions))
     }
 
     /// Every tool served now: the built-in ones, then the remote tools
     /// discovered so far (`mcp.servers`, re-discovered while serving).
     pub fn current_tools(&self) -> Vec<Tool> {
-        self.tools_for(None)
+        self.tools_for(self.view(None, None))
     }
 
     /// The tools served to a request, in their MCP form: the built-in ones
     /// (made once), then the remote ones, as its view admits them.
-    fn tools_for(&self, narrowing: Option<&ToolNarrowing>) -> Vec<Tool> {
-        let view = self.view(narrowing);
+    fn tools_for(&self, view: ToolView<'_>) -> Vec<Tool> {
         let mut tools: Vec<Tool> = self
             .inner
             .tools
@@ -169,7 +179,7 @@ impl HeraldServer {
 
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
-        if !self.view(None).admits(name) {
+        if !self.view(None, None).admits(name) {
             return None;
         }
         if let Some(tool) = self.inner.tools.get(name) {
@@ -302,7 +312,8 @@ impl ServerHandler for HeraldServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut tools = self.tools_for(narrowing(&context));
+        let view = self.view(narrowing(&context), Some(&context.extensions));
+        let mut tools = self.tools_for(view);
         let inner = &self.inner;
         inner.hints.apply(&inner.toolbox, &mut tools).await;
         let mut result = ListToolsResult::with_all_items(tools);
@@ -331,12 +342,13 @@ impl ServerHandler for HeraldServer {
         let toolbox = &self.inner.toolbox;
         let credential = self.inner.auth.credential(&context.extensions);
         let arguments = request.arguments.as_ref();
-        let view = self.view(narrowing);
-        // The check copies no tool definition.
-        if !view.admits(name) {
+        let view = self.view(narrowing, Some(&context.extensions));
+        // The check copies no tool definition; a forbidden tool is the
+        // view's `[forbidden]` tool error.
+        if view.access(name) == Access::NotServed {
             let code = ErrorCode::UnknownTool.as_str();
             toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
-            return Err(unknown_tool(name, &self.tools_for(narrowing)));
+            return Err(unknown_tool(name, &self.tools_for(view)));
         }
         let credential = match credential {
             Ok(c) => c,
@@ -354,9 +366,7 @@ impl ServerHandler for HeraldServer {
                 auth.note_answer(&context.extensions, out.is_error, &out.text);
                 Ok(to_call_result(out).into())
             }
-            Err(ToolCallError::UnknownTool(_)) => {
-                Err(unknown_tool(name, &self.tools_for(narrowing)))
-            }
+            Err(ToolCallError::UnknownTool(_)) => Err(unknown_tool(name, &self.tools_for(view))),
             Err(e @ (ToolCallError::BadArguments(_) | ToolCallError::EmptyApiKey)) => {
                 Err(McpError::invalid_params(e.to_string(), None))
             }

@@ -56,6 +56,18 @@ impl Cleaner {
         Self { secrets }
     }
 
+    /// This pass with one more credential to redact by value (a call's own
+    /// exchanged token).
+    pub fn with_secret(&self, secret: &str) -> Self {
+        let mut more = self.clone();
+        let folded = Folded::new(&strip(secret), false).text;
+        if folded.chars().count() >= MIN_SECRET_CHARS && !more.secrets.contains(&folded) {
+            more.secrets.push(folded);
+            more.secrets.sort();
+        }
+        more
+    }
+
     /// `text` stripped, redacted and unmarked (line breaks and tabs kept).
     pub fn text(&self, text: &str) -> String {
         let stripped = strip(text);

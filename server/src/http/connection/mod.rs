@@ -94,6 +94,8 @@ pub(crate) async fn serve_connection(
     let _ = stream.set_nodelay(true);
     limit_unsent(&stream);
     let state = admission.state.clone();
+    // Given back however this task ends, a panic included.
+    let _slot = Slot { table, admission };
     let io = TokioIo::new(TrackedIo {
         inner: stream,
         state: state.clone(),
@@ -164,7 +166,18 @@ pub(crate) async fn serve_connection(
             }
         }
     }
-    table.remove(&admission);
+}
+
+/// A connection's place in the table, given back when dropped.
+struct Slot {
+    table: Arc<ConnectionTable>,
+    admission: Admission,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.table.remove(&self.admission);
+    }
 }
 
 /// The socket, noting the first byte of a request after an idle spell.

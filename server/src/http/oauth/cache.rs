@@ -1,20 +1,54 @@
 //! A small bounded map from a token to what was learned about it (a
-//! validated grant, an exchanged token), each entry until its own deadline.
+//! validated grant, an exchanged token, a refusal), each entry until its own
+//! deadline. Entries are keyed by the SHA-256 of the token (and of what it
+//! was exchanged for), whatever its length: the cache holds no token, and a
+//! long one costs 32 bytes like any other.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// Tokens longer than this are never cached (checked every time), so the
-/// cache holds at most `capacity` × this many bytes of keys.
-const MAX_CACHED_TOKEN_BYTES: usize = 4096;
+use sha2::{Digest, Sha256};
+
+/// What an entry is found by: the SHA-256 of its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct TokenKey([u8; 32]);
+
+impl TokenKey {
+    /// The key of `token` alone.
+    pub(crate) fn of(token: &str) -> Self {
+        Self::of_parts(&[token])
+    }
+
+    /// The key of several parts (an audience and a token), each
+    /// length-prefixed so that no two lists share a key.
+    pub(crate) fn of_parts(parts: &[&str]) -> Self {
+        let mut hash = Sha256::new();
+        for part in parts {
+            hash.update((part.len() as u64).to_be_bytes());
+            hash.update(part.as_bytes());
+        }
+        Self(hash.finalize().into())
+    }
+}
+
+/// The instant `lifetime` from now, saturating: a lifetime an authorization
+/// server chose (`exp` 10^19, `expires_in` 2^63) is capped at
+/// [`MAX_LIFETIME`] and never overflows.
+pub(crate) fn after(lifetime: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(lifetime.min(MAX_LIFETIME)).unwrap_or(now)
+}
+
+/// The longest lifetime Herald reckons with (caches keep far less).
+pub(crate) const MAX_LIFETIME: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// At most `capacity` entries; a full cache first drops what has expired,
 /// then everything (a flood of distinct tokens costs re-validation, not
 /// memory).
 #[derive(Debug)]
 pub(crate) struct TokenCache<V> {
-    entries: Mutex<HashMap<String, (Instant, V)>>,
+    entries: Mutex<HashMap<TokenKey, (Instant, V)>>,
     capacity: usize,
 }
 
@@ -27,74 +61,81 @@ impl<V: Clone> TokenCache<V> {
         }
     }
 
-    /// The value kept for `token`, unless its deadline has passed.
-    pub(crate) fn get(&self, token: &str) -> Option<V> {
-        let entries = self
-            .entries
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenKey, (Instant, V)>> {
+        self.entries
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        entries
-            .get(token)
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The value kept for `key`, unless its deadline has passed.
+    pub(crate) fn get(&self, key: &TokenKey) -> Option<V> {
+        self.lock()
+            .get(key)
             .filter(|(until, _)| *until > Instant::now())
             .map(|(_, v)| v.clone())
     }
 
-    /// Keeps `value` for `token` until `until`.
-    pub(crate) fn insert(&self, token: &str, until: Instant, value: V) {
-        if token.len() > MAX_CACHED_TOKEN_BYTES || until <= Instant::now() {
+    /// Keeps `value` for `key` until `until`.
+    pub(crate) fn insert(&self, key: TokenKey, until: Instant, value: V) {
+        if until <= Instant::now() {
             return;
         }
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if entries.len() >= self.capacity && !entries.contains_key(token) {
+        let mut entries = self.lock();
+        if entries.len() >= self.capacity && !entries.contains_key(&key) {
             let now = Instant::now();
             entries.retain(|_, (until, _)| *until > now);
             if entries.len() >= self.capacity {
                 entries.clear();
             }
         }
-        entries.insert(token.to_string(), (until, value));
+        entries.insert(key, (until, value));
     }
 
-    /// Forgets `token` (Keeper refused what it led to).
-    pub(crate) fn remove(&self, token: &str) {
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        entries.remove(token);
+    /// Forgets `key` (Keeper refused what it led to).
+    pub(crate) fn remove(&self, key: &TokenKey) {
+        self.lock().remove(key);
     }
 
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.entries.lock().unwrap().len()
+        self.lock().len()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     #[test]
     fn entries_expire_and_the_size_is_bounded() {
         let cache = TokenCache::new(3);
         let later = Instant::now() + Duration::from_secs(60);
-        cache.insert("a", later, 1);
-        assert_eq!(cache.get("a"), Some(1));
-        cache.insert("gone", Instant::now(), 2);
-        assert_eq!(cache.get("gone"), None);
+        let key = TokenKey::of;
+        cache.insert(key("a"), later, 1);
+        assert_eq!(cache.get(&key("a")), Some(1));
+        cache.insert(key("gone"), Instant::now(), 2);
+        assert_eq!(cache.get(&key("gone")), None);
         for t in ["b", "c", "d", "e"] {
-            cache.insert(t, later, 3);
+            cache.insert(key(t), later, 3);
         }
         assert!(cache.len() <= 3);
-        assert_eq!(cache.get("e"), Some(3));
-        cache.remove("e");
-        assert_eq!(cache.get("e"), None);
-        cache.insert(&"x".repeat(MAX_CACHED_TOKEN_BYTES + 1), later, 4);
-        assert_eq!(cache.get(&"x".repeat(MAX_CACHED_TOKEN_BYTES + 1)), None);
+        assert_eq!(cache.get(&key("e")), Some(3));
+        cache.remove(&key("e"));
+        assert_eq!(cache.get(&key("e")), None);
+        // A long token is cached like any other.
+        let long = "x".repeat(64 * 1024);
+        cache.insert(key(&long), later, 4);
+        assert_eq!(cache.get(&key(&long)), Some(4));
+        assert_ne!(
+            TokenKey::of_parts(&["ab", "c"]),
+            TokenKey::of_parts(&["a", "bc"])
+        );
+    }
+
+    #[test]
+    fn lifetimes_from_outside_saturate() {
+        let far = after(Duration::from_secs(u64::MAX));
+        assert!(far > Instant::now() + Duration::from_secs(3600));
+        assert!(after(Duration::ZERO) <= Instant::now());
     }
 }

@@ -48,9 +48,15 @@ pub(crate) enum TokenError {
     #[error("the token lacks the scope {0}")]
     InsufficientScope(String),
     /// The authorization server refused to exchange the token for one
-    /// meant for Keeper.
-    #[error("the authorization server would not exchange the token for one meant for Keeper")]
+    /// meant for Keeper (or a remote MCP server).
+    #[error("the authorization server would not exchange the token for the audience Herald needs")]
     ExchangeRefused,
+    /// A bearer longer than [`super::MAX_TOKEN_BYTES`].
+    #[error("the token is longer than 8 KiB")]
+    TooLong,
+    /// Too many introspections in flight or this second: not asked.
+    #[error("too many new tokens to check right now; retry in a second")]
+    Busy,
     /// Keeper refused the token Herald sent for this one.
     #[error("Keeper refused the token")]
     KeeperRefused,
@@ -71,7 +77,7 @@ impl TokenError {
                     "Bearer error=\"insufficient_scope\", scope=\"{scope}\", error_description=\"{description}\", resource_metadata=\"{metadata}\""
                 )),
             ),
-            Self::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, None),
+            Self::Unavailable(_) | Self::Busy => (StatusCode::SERVICE_UNAVAILABLE, None),
             _ => (
                 StatusCode::UNAUTHORIZED,
                 Some(format!(
@@ -92,9 +98,10 @@ impl TokenError {
                 .insert(header::WWW_AUTHENTICATE, value);
         }
         if status == StatusCode::SERVICE_UNAVAILABLE {
+            let wait = if self == Self::Busy { "1" } else { "5" };
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                .insert(header::RETRY_AFTER, HeaderValue::from_static(wait));
         }
         response
     }

@@ -1,10 +1,12 @@
 //! RFC 8693 token exchange: a validated client token traded at its
-//! authorization server for one whose audience is Keeper, so that the
-//! client's own token never reaches Keeper (MCP authorization: no token
-//! passthrough). The exchanged token is cached per client token until
+//! authorization server for one whose audience is Keeper (or a remote MCP
+//! server with `credential: exchange`), so that the client's own token never
+//! reaches them (MCP authorization: no token passthrough). The exchanged token is cached per client token until
 //! shortly before it expires.
 
 use std::time::{Duration, Instant};
+
+use crate::http::oauth::cache::after;
 
 use herald_core::config::Secret;
 use reqwest::Client;
@@ -27,13 +29,14 @@ struct Exchanged {
     expires_in: Option<u64>,
 }
 
-/// Exchanges `subject` at `endpoint` for a token with audience `keeper`;
-/// the token and how long to use it.
+/// Exchanges `subject` at `endpoint` for a token with audience `audience`
+/// (Keeper's URL, or a remote MCP server's); the token and how long to use
+/// it (`expires_in` read saturating: 2^63 is a long time, not a panic).
 pub(crate) async fn exchange(
     client: &Client,
     endpoint: &str,
     credentials: &ClientCredentials,
-    keeper: &str,
+    audience: &str,
     subject: &str,
 ) -> Result<(Secret, Instant), TokenError> {
     let request = fetch::form(
@@ -46,7 +49,7 @@ pub(crate) async fn exchange(
             ("subject_token", subject),
             ("subject_token_type", ACCESS_TOKEN),
             ("requested_token_type", ACCESS_TOKEN),
-            ("audience", keeper),
+            ("audience", audience),
         ],
     );
     let answer: Exchanged = fetch::json(request).await.map_err(|e| match e {
@@ -66,5 +69,5 @@ pub(crate) async fn exchange(
         .expires_in
         .map_or(DEFAULT_LIFETIME, Duration::from_secs);
     let usable = lifetime.checked_sub(EXPIRY_MARGIN).unwrap_or(lifetime / 2);
-    Ok((Secret::new(answer.access_token), Instant::now() + usable))
+    Ok((Secret::new(answer.access_token), after(usable)))
 }

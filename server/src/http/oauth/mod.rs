@@ -10,31 +10,48 @@
 //! - [`cache`]: validated and exchanged tokens, briefly and bounded, so a
 //!   call costs no round trip to the authorization server;
 //! - [`fetch`]: every call to the authorization server, bounded in time and size;
-//! - [`error`]: the 401/403 answers.
+//! - [`limit`]: how many introspections an unauthenticated client can cause;
+//! - [`error`]: the 401/403/503 answers.
+//!
+//! A bearer longer than [`MAX_TOKEN_BYTES`] is refused (401) before anything
+//! is asked about it. Every lifetime the authorization server gives (`exp`,
+//! `expires_in`) is read with saturating arithmetic ([`cache::after`]).
 
 pub(crate) mod cache;
 pub(crate) mod error;
 pub(crate) mod exchange;
 pub(crate) mod fetch;
 pub(crate) mod issuer;
+pub(crate) mod limit;
 pub(crate) mod metadata;
 pub(crate) mod validate;
 
-use std::time::{Duration, Instant};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
 
 use herald_core::config::{KeeperToken, Secret, Settings};
+use herald_core::remote::{CallerExchange, ExchangeFailure};
 use reqwest::Client;
 
-use crate::http::oauth::cache::TokenCache;
+use crate::http::oauth::cache::{TokenCache, TokenKey, after};
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::issuer::Issuer;
+use crate::http::oauth::limit::CallLimit;
 use crate::http::oauth::validate::{ClientCredentials, Grant};
 
 /// How long a validated token is trusted without being checked again
 /// (a revoked opaque token is noticed within this).
 const VALIDATED_FOR: Duration = Duration::from_secs(60);
-/// Most tokens remembered, validated and exchanged each.
+/// How long an introspection's "no" is remembered (the same refused opaque
+/// token sent again costs no call).
+const REFUSED_FOR: Duration = Duration::from_secs(10);
+/// Most tokens remembered, validated, refused and exchanged each.
 const CACHED_TOKENS: usize = 4096;
+/// The longest bearer token accepted (a JWT with many claims is 1-2 KiB):
+/// longer ones are refused before any call.
+pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
 
 /// The resource server's settings and caches.
 #[derive(Debug)]
@@ -49,7 +66,9 @@ pub(crate) struct ResourceServer {
     keeper_token: KeeperToken,
     keeper_url: String,
     validated: TokenCache<Grant>,
+    refused: TokenCache<TokenError>,
     exchanged: TokenCache<Secret>,
+    introspections: CallLimit,
 }
 
 impl ResourceServer {
@@ -64,13 +83,14 @@ impl ResourceServer {
         let resource = http.resource_url.clone().ok_or(
             "http.authorization_servers needs http.resource_url (the audience tokens must hold)",
         )?;
+        let client = fetch::client()?;
         Ok(Some(Self {
-            client: fetch::client()?,
             issuers: http
                 .authorization_servers
                 .iter()
-                .map(|u| Issuer::new(u))
+                .map(|u| Issuer::new(u, client.clone()))
                 .collect(),
+            client,
             resource,
             required_scopes: http.required_scopes.clone(),
             introspection: http.introspection_endpoint.clone(),
@@ -81,7 +101,9 @@ impl ResourceServer {
             keeper_token: http.keeper_token,
             keeper_url: settings.keeper.base_url.trim_end_matches('/').to_string(),
             validated: TokenCache::new(CACHED_TOKENS),
+            refused: TokenCache::new(CACHED_TOKENS),
             exchanged: TokenCache::new(CACHED_TOKENS),
+            introspections: CallLimit::default(),
         }))
     }
 
@@ -90,19 +112,31 @@ impl ResourceServer {
         &self.required_scopes
     }
 
-    /// Checks `token`: cached, else validated (a JWT) or introspected;
-    /// then the required scopes.
+    /// The authorization servers, as configured.
+    pub(crate) fn issuer_urls(&self) -> Vec<&str> {
+        self.issuers.iter().map(|i| i.url.as_str()).collect()
+    }
+
+    /// Checks `token`: its length, then cached, else validated (a JWT) or
+    /// introspected; then the required scopes.
     pub(crate) async fn validate(&self, token: &str) -> Result<Grant, TokenError> {
-        let grant = match self.validated.get(token) {
+        if token.len() > MAX_TOKEN_BYTES {
+            return Err(TokenError::TooLong);
+        }
+        let key = TokenKey::of(token);
+        let grant = match self.validated.get(&key) {
             Some(grant) => grant,
             None => {
-                let grant = self.validate_uncached(token).await?;
-                let until = grant.expires.min(Instant::now() + VALIDATED_FOR);
-                self.validated.insert(token, until, grant.clone());
+                if let Some(refused) = self.refused.get(&key) {
+                    return Err(refused);
+                }
+                let grant = self.validate_uncached(&key, token).await?;
+                let until = grant.expires.min(after(VALIDATED_FOR));
+                self.validated.insert(key, until, grant.clone());
                 grant
             }
         };
-        if grant.expires <= Instant::now() {
+        if grant.expires <= std::time::Instant::now() {
             return Err(TokenError::Expired);
         }
         let missing: Vec<&str> = self
@@ -119,24 +153,32 @@ impl ResourceServer {
         Ok(grant)
     }
 
-    async fn validate_uncached(&self, token: &str) -> Result<Grant, TokenError> {
+    async fn validate_uncached(&self, key: &TokenKey, token: &str) -> Result<Grant, TokenError> {
         if validate::looks_like_jwt(token) {
-            return validate::jwt(&self.client, &self.issuers, &self.resource, token).await;
+            return validate::jwt(&self.issuers, &self.resource, token).await;
         }
-        match (&self.introspection, &self.credentials) {
-            (Some(endpoint), Some(credentials)) => {
-                validate::introspect(
-                    &self.client,
-                    endpoint,
-                    credentials,
-                    &self.issuers,
-                    &self.resource,
-                    token,
-                )
-                .await
-            }
-            _ => Err(TokenError::Malformed),
+        let (Some(endpoint), Some(credentials)) = (&self.introspection, &self.credentials) else {
+            return Err(TokenError::Malformed);
+        };
+        let Some(_admitted) = self.introspections.admit() else {
+            tracing::debug!("introspection bound reached: answered 503 without a call");
+            return Err(TokenError::Busy);
+        };
+        let answer = validate::introspect(
+            &self.client,
+            endpoint,
+            credentials,
+            &self.issuers,
+            &self.resource,
+            token,
+        )
+        .await;
+        if let Err(e) = &answer
+            && !matches!(e, TokenError::Unavailable(_))
+        {
+            self.refused.insert(*key, after(REFUSED_FOR), e.clone());
         }
+        answer
     }
 
     /// The token a call with `token` (granted as `grant`) sends to Keeper:
@@ -150,7 +192,20 @@ impl ResourceServer {
         if self.keeper_token == KeeperToken::Forward {
             return Ok(token.clone());
         }
-        if let Some(exchanged) = self.exchanged.get(token.expose()) {
+        self.exchanged_for(token, grant, &self.keeper_url).await
+    }
+
+    /// `token` exchanged (RFC 8693) for one whose audience is `audience`
+    /// (Keeper, or a remote MCP server), cached per audience and token
+    /// until shortly before it expires.
+    pub(crate) async fn exchanged_for(
+        &self,
+        token: &Secret,
+        grant: &Grant,
+        audience: &str,
+    ) -> Result<Secret, TokenError> {
+        let key = TokenKey::of_parts(&[audience, token.expose()]);
+        if let Some(exchanged) = self.exchanged.get(&key) {
             return Ok(exchanged);
         }
         let credentials = self
@@ -158,24 +213,48 @@ impl ResourceServer {
             .as_ref()
             .ok_or(TokenError::ExchangeRefused)?;
         let issuer = &self.issuers[grant.issuer];
-        let endpoint = issuer.token_endpoint(&self.client).await?;
+        let endpoint = issuer.token_endpoint().await?;
         let (exchanged, until) = exchange::exchange(
             &self.client,
             &endpoint,
             credentials,
-            &self.keeper_url,
+            audience,
             token.expose(),
         )
         .await?;
         self.exchanged
-            .insert(token.expose(), until.min(grant.expires), exchanged.clone());
+            .insert(key, until.min(grant.expires), exchanged.clone());
         Ok(exchanged)
     }
 
     /// Forgets what was learned about `token` (Keeper refused it, or what
     /// it was exchanged for).
     pub(crate) fn forget(&self, token: &str) {
-        self.validated.remove(token);
-        self.exchanged.remove(token);
+        self.validated.remove(&TokenKey::of(token));
+        self.exchanged
+            .remove(&TokenKey::of_parts(&[&self.keeper_url, token]));
+    }
+}
+
+/// One caller's validated token, exchanged on demand for the audience of a
+/// remote MCP server (`credential: exchange`).
+#[derive(Debug)]
+pub(crate) struct CallerToken {
+    pub(crate) server: Arc<ResourceServer>,
+    pub(crate) token: Secret,
+    pub(crate) grant: Grant,
+}
+
+impl CallerExchange for CallerToken {
+    fn token_for<'a>(
+        &'a self,
+        audience: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<Secret, ExchangeFailure>> + Send + 'a>> {
+        Box::pin(async move {
+            self.server
+                .exchanged_for(&self.token, &self.grant, audience)
+                .await
+                .map_err(|e| ExchangeFailure(e.to_string()))
+        })
     }
 }

@@ -14,6 +14,7 @@ use reqwest::Client;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::http::oauth::cache;
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::fetch;
 use crate::http::oauth::issuer::Issuer;
@@ -46,12 +47,13 @@ pub(crate) struct Grant {
     pub(crate) expires: Instant,
 }
 
-/// The `Instant` of a Unix time (the past is now).
+/// The `Instant` of a Unix time (the past is now; one past
+/// [`cache::MAX_LIFETIME`] is that far: `exp` 10^19 panics nothing).
 fn instant_of(unix_s: u64) -> Instant {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    Instant::now() + Duration::from_secs(unix_s.saturating_sub(now))
+    cache::after(Duration::from_secs(unix_s.saturating_sub(now)))
 }
 
 /// Scopes from `scope` (space-separated) or `scp` (a list).
@@ -89,7 +91,6 @@ fn claimed_issuer(token: &str) -> Result<String, TokenError> {
 
 /// Checks a JWT against `issuers`, for `audience`.
 pub(crate) async fn jwt(
-    client: &Client,
     issuers: &[Issuer],
     audience: &str,
     token: &str,
@@ -104,7 +105,7 @@ pub(crate) async fn jwt(
         .iter()
         .position(|i| i.is(&iss))
         .ok_or(TokenError::UnknownIssuer)?;
-    let jwk = issuers[index].key(client, &kid).await?;
+    let jwk = issuers[index].key(&kid).await?;
     let key = DecodingKey::from_jwk(&jwk).map_err(|_| TokenError::UnknownKey)?;
     let mut validation = Validation::new(header.alg);
     validation.leeway = LEEWAY_S;
@@ -123,7 +124,7 @@ pub(crate) async fn jwt(
     Ok(Grant {
         issuer: index,
         scopes: scopes_of(&data.claims),
-        expires: instant_of(exp + LEEWAY_S),
+        expires: instant_of(exp.saturating_add(LEEWAY_S)),
     })
 }
 
@@ -179,14 +180,14 @@ pub(crate) async fn introspect(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let exp = answer.get("exp").and_then(Value::as_u64);
-    if exp.is_some_and(|exp| exp + LEEWAY_S < now) {
+    if exp.is_some_and(|exp| exp.saturating_add(LEEWAY_S) < now) {
         return Err(TokenError::Expired);
     }
     Ok(Grant {
         issuer,
         scopes: scopes_of(&answer),
         // No exp: asked again within the validation cache's own limit.
-        expires: instant_of(exp.unwrap_or(now + 3600)),
+        expires: instant_of(exp.unwrap_or(now.saturating_add(3600))),
     })
 }
 
@@ -212,5 +213,12 @@ mod tests {
         );
         assert_eq!(claimed_issuer("e30.!!.x"), Err(TokenError::Malformed));
         assert!(looks_like_jwt("a.b.c") && !looks_like_jwt("opaque-token"));
+    }
+
+    #[test]
+    fn far_expiries_saturate() {
+        assert!(instant_of(u64::MAX) > Instant::now());
+        assert!(instant_of(10u64.pow(19)) > Instant::now());
+        assert!(instant_of(0) <= Instant::now());
     }
 }
