@@ -3,13 +3,18 @@
 //! caller's credential ([`credential`]), the resources ([`resources`]), the
 //! prompt ([`prompt`]), argument completion ([`completion`]), the
 //! instructions ([`instructions`]); [`malformed_params`]: a served method's
-//! params of the wrong shape (-32602).
+//! params of the wrong shape (-32602); [`probe`] and [`bounds`]: what one
+//! JSON-RPC message may hold, on either transport; [`stdio`]: the stdio
+//! transport (bounded lines, a host that closes stdout).
 
+pub(crate) mod bounds;
 pub(crate) mod completion;
 pub mod credential;
 pub(crate) mod handler;
 pub(crate) mod instructions;
 pub(crate) mod malformed_params;
+pub(crate) mod probe;
 pub(crate) mod prompt;
 pub(crate) mod resources;
 pub mod served_tools;
+pub(crate) mod stdio;

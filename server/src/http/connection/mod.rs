@@ -8,9 +8,16 @@
 //! Pipelined requests wait: the next request on a connection is not
 //! answered before the previous answer has left hyper's buffer (a client
 //! that sends many requests and reads none holds one answer, and at most
-//! [`MAX_BUF_BYTES`] of requests read ahead, not all of their answers). A
-//! client that half-closes its side after its request still gets the answer
-//! (RFC 9112, section 9.6; hyper's `half_close`).
+//! [`MAX_BUF_BYTES`] of requests read ahead, not all of their answers).
+//!
+//! A client that closes its connection while its call runs has left, and
+//! its call is cancelled (MCP 2026-07-28: a disconnect is a cancellation):
+//! hyper sees the end of the stream, the connection ends, and dropping the
+//! request's future makes rmcp cancel the call, which stops its Keeper
+//! request; the slot is given back at once. A client that only shuts its
+//! sending side (`shutdown(SHUT_WR)`) cannot be told apart from one that
+//! closed, so it is taken as gone too, as Go's `net/http` and nginx do
+//! (hyper's `half_close` is off).
 //!
 //! The table of open connections ([`ConnectionTable`]) is what keeps slow
 //! clients from locking others out: at `http.max_connections`, a new
@@ -124,8 +131,8 @@ pub(crate) async fn serve_connection(
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
-        // A client that shut its side down after the request reads the answer.
-        .half_close(true)
+        // The end of the stream while a call runs: the client left (see above).
+        .half_close(false)
         .max_buf_size(MAX_BUF_BYTES)
         .serve_connection(io, service);
     tokio::pin!(conn);
