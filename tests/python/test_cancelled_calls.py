@@ -137,6 +137,33 @@ def test_clients_that_close_their_socket_cancel_their_calls(holding_keeper, http
     assert outcomes.count("cancelled") == CALLS, outcomes
 
 
+def test_a_cancellation_posted_over_http_stops_the_callers_call(holding_keeper, http_herald_factory):
+    # Stateless HTTP: the notification comes in a POST of its own (the TypeScript SDK's way);
+    # another caller's cancellation of the same id cancels nothing.
+    herald = http_herald_factory(holding_keeper.url, args=["--log-format", "json"], env=ANONYMOUS)
+    host, port = herald.base.split("//")[1].rsplit(":", 1)
+    mine = socket.create_connection((host, int(port)), timeout=10)
+    mine.sendall(post(host, int(port), call_line(7)))
+    holding_keeper.wait_for(lambda rs: len(rs) == 1, timeout=15)
+    cancel = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 7, "reason": "the user stopped it"}})
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    other = httpx2.post(herald.url, content=cancel, headers={**headers, "authorization": "Bearer someone-else"}, timeout=5)
+    assert other.status_code == 202
+    time.sleep(0.3)
+    assert "closed" not in holding_keeper.records()[0]
+    r = httpx2.post(herald.url, content=cancel, headers=headers, timeout=5)
+    cancelled = time.monotonic()
+    assert r.status_code == 202, r.text
+    (record,) = holding_keeper.wait_for(lambda rs: "closed" in rs[0] or "answered" in rs[0], timeout=15)
+    assert "closed" in record, record
+    print(json.dumps({"closed_after_http_cancel_s": round(record["closed"] - cancelled, 3)}))
+    assert record["closed"] - cancelled < CLOSE_BOUND_S
+    answer = mine.recv(65536)
+    mine.close()
+    assert b"-32800" in answer, answer[:300]
+
+
 def test_abandoned_calls_give_their_connection_slots_back(sandbox, http_herald_factory):
     keeper = HoldingKeeper(sandbox.url, hold_s=8.0)
     try:

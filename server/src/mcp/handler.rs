@@ -21,6 +21,7 @@ use rmcp::model::{DiscoverResult, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
+use crate::http::cancel_notice::CallsInFlight;
 use crate::mcp::credential::CallerAuth;
 use crate::mcp::instructions::instructions;
 use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
@@ -265,10 +266,17 @@ const REQUEST_CANCELLED: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32800)
 /// request's token and leaves the rest to the handler). Then `work` is
 /// dropped at once: its Keeper request is aborted (Keeper sees the
 /// connection close) and the call is audited and counted `cancelled`.
+/// Over stateless HTTP, the request is kept among the calls in flight
+/// meanwhile, for a `notifications/cancelled` POST to find it
+/// ([`crate::http::cancel_notice`]).
 async fn unless_cancelled<T>(
     context: &RequestContext<RoleServer>,
     work: impl Future<Output = Result<T, McpError>>,
 ) -> Result<T, McpError> {
+    let _tracked = http_parts(context).and_then(|parts| {
+        let calls = parts.extensions.get::<Arc<CallsInFlight>>()?;
+        Some(calls.track(parts, context.id.to_string(), context.ct.clone()))
+    });
     tokio::select! {
         biased;
         () = context.ct.cancelled() => {

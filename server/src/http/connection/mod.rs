@@ -51,6 +51,10 @@ use crate::app::shutdown::Shutdown;
 use crate::http::connection::state::{ConnState, ConnectionLimits, Phase};
 use crate::http::connection::table::{Admission, ConnectionTable};
 
+/// The client's address, in each request's extensions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PeerAddr(pub(crate) Option<std::net::IpAddr>);
+
 /// hyper's read and write buffer limit for one connection: a request head
 /// must fit in it, and it bounds the pipelined requests read ahead.
 pub(crate) const MAX_BUF_BYTES: usize = 64 * 1024;
@@ -113,7 +117,8 @@ pub(crate) async fn serve_connection(
             // A pipelined request waits for the answer before it to be read
             // (the connection's time is then `http.send_timeout_s`'s).
             state.wait_flushed().await;
-            let (parts, body) = request.into_parts();
+            let (mut parts, body) = request.into_parts();
+            parts.extensions.insert(PeerAddr(state.peer));
             if http_body::Body::is_end_stream(&body) {
                 state.set(Phase::Busy);
             } else {
