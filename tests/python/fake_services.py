@@ -4,6 +4,9 @@
   the path and headers Keeper received (traceparent, X-Request-Id);
 - OtlpReceiver: an OTLP/HTTP traces endpoint taking JSON bodies, keeping the
   spans it was sent;
+- HoldingKeeper: a TCP proxy before the sandbox Keeper that holds each API
+  request's answer for a while, watching the connection, and records when
+  Herald closed it (a cancelled call) or when it was answered;
 (the OAuth authorization server is tests/python/oauth_server.py).
 """
 
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -138,3 +143,116 @@ class _OtlpHandler(_Quiet):
             receiver.content_types.append(self.headers.get("content-type", ""))
             receiver.requests.append(json.loads(body))
         self._json(200, {"partialSuccess": {}})
+
+
+class HoldingKeeper:
+    """A TCP proxy before the sandbox Keeper (`upstream`): each `/api/`
+    request is held for `hold_s` seconds, the connection watched meanwhile,
+    then forwarded and answered (other paths are forwarded at once). Each
+    held request is recorded: when it arrived, and when Herald closed the
+    connection (`closed`) or it was answered (`answered`), in
+    `time.monotonic()` seconds."""
+
+    def __init__(self, upstream: str, hold_s: float) -> None:
+        parts = urlsplit(upstream)
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+        self.hold_s = hold_s
+        self.held: list[dict] = []
+        self.lock = threading.Lock()
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self._stop = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self) -> None:
+        self._stop = True
+        self.sock.close()
+
+    def records(self) -> list[dict]:
+        with self.lock:
+            return [dict(r) for r in self.held]
+
+    def wait_for(self, predicate, timeout: float = 30.0) -> list[dict]:
+        """Waits until the records satisfy `predicate`; returns them."""
+        deadline = time.monotonic() + timeout
+        while True:
+            records = self.records()
+            if predicate(records):
+                return records
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the held requests never matched: {records}")
+            time.sleep(0.01)
+
+    def _accept(self) -> None:
+        while not self._stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        buffered = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buffered:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    buffered += chunk
+                head, buffered = buffered.split(b"\r\n\r\n", 1)
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = {}
+                for line in lines[1:]:
+                    k, _, v = line.partition(":")
+                    headers[k.strip().lower()] = v.strip()
+                length = int(headers.get("content-length") or 0)
+                while len(buffered) < length:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    buffered += chunk
+                body, buffered = buffered[:length], buffered[length:]
+                if path.startswith("/api/") and not self._hold(conn, path):
+                    return
+                conn.sendall(self._forward(method, path, headers, body))
+        except OSError:
+            return
+        finally:
+            conn.close()
+
+    def _hold(self, conn: socket.socket, path: str) -> bool:
+        """Holds an answer; False when Herald closed the connection first."""
+        record = {"path": path, "received": time.monotonic()}
+        with self.lock:
+            self.held.append(record)
+        deadline = record["received"] + self.hold_s
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([conn], [], [], left)
+            if readable:
+                try:
+                    data = conn.recv(1, socket.MSG_PEEK)
+                except OSError:
+                    data = b""
+                if not data:
+                    with self.lock:
+                        record["closed"] = time.monotonic()
+                    return False
+                time.sleep(0.01)
+        with self.lock:
+            record["answered"] = time.monotonic()
+        return True
+
+    def _forward(self, method: str, path: str, headers: dict, body: bytes) -> bytes:
+        upstream = http.client.HTTPConnection(*self.upstream, timeout=30)
+        sent = {k: v for k, v in headers.items() if k not in ("host", "connection", "content-length")}
+        upstream.request(method, path, body=body or None, headers=sent)
+        answer = upstream.getresponse()
+        data = answer.read()
+        upstream.close()
+        out = [f"HTTP/1.1 {answer.status} {answer.reason}"]
+        out += [f"{k}: {v}" for k, v in answer.getheaders()
+                if k.lower() not in ("transfer-encoding", "connection", "content-length")]
+        out.append(f"content-length: {len(data)}")
+        return ("\r\n".join(out) + "\r\n\r\n").encode("latin-1") + data

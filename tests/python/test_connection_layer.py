@@ -2,7 +2,7 @@
 items 4 and 6), end to end against the sandbox Keeper on real ports.
 
 - A client that sends its whole request and then shuts its sending side
-  (`shutdown(SHUT_WR)`) reads the answer of a call that takes a second.
+  (`shutdown(SHUT_WR)`) has left (issue 36): its call is cancelled.
 - `metrics.port` goes through the same connection layer as the MCP port:
   2,100 half-sent requests to it hold at most its 64 connections (and the
   refusals in flight), never all of Herald's descriptors, and MCP calls go
@@ -19,7 +19,8 @@ import time
 
 import httpx2
 import pytest
-from conftest import http_session, start_sandbox, stop
+from conftest import http_session, start_http_herald, stop
+from fake_services import HoldingKeeper
 from test_metrics import metrics_url_in
 
 CALL = json.dumps(
@@ -32,32 +33,32 @@ def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def test_a_half_closed_client_reads_the_answer_of_its_call(binaries, http_herald_factory):
-    keeper = start_sandbox(binaries, "none")
+def test_a_client_that_shuts_its_side_while_its_call_runs_has_left(binaries, sandbox):
+    # Issue 36 (was issue 27, item 4): an end of stream cannot be told from a client that
+    # closed, and MCP 2026-07-28 makes a disconnect a cancellation: the call is cancelled,
+    # its Keeper request aborted, and the connection closed without an answer.
+    keeper = HoldingKeeper(sandbox.url, hold_s=5.0)
     try:
-        herald = http_herald_factory(keeper.url, env={"LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true"})
-        # Keeper holds the call for a second: the client's FIN arrives while it runs.
-        keeper.admin("POST", "faults", {"count": 1, "delay_ms": 1000})
-        before = keeper.requests()
-        host, port = herald.base.split("//")[1].rsplit(":", 1)
-        with socket.create_connection((host, int(port)), timeout=10) as s:
-            s.sendall(
-                f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                f"Accept: application/json, text/event-stream\r\nContent-Length: {len(CALL)}\r\n\r\n".encode()
-                + CALL
-            )
-            s.shutdown(socket.SHUT_WR)
-            answer = b""
-            while chunk := s.recv(65536):
-                answer += chunk
-        assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
-        body = json.loads(answer.split(b"\r\n\r\n", 1)[1])
-        assert body["id"] == 7 and body["result"]["isError"] is False, body
-        assert "Kavsen Alloys" in body["result"]["content"][0]["text"]
-        # The call ran once, and its answer reached the client.
-        assert keeper.requests() == before + 1
+        herald = start_http_herald(binaries, keeper.url, env={"LOREBASE__HERALD__HTTP__ALLOW_ANONYMOUS": "true"})
+        try:
+            host, port = herald.base.split("//")[1].rsplit(":", 1)
+            with socket.create_connection((host, int(port)), timeout=10) as s:
+                s.sendall(
+                    f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                    f"Accept: application/json, text/event-stream\r\nContent-Length: {len(CALL)}\r\n\r\n".encode()
+                    + CALL
+                )
+                keeper.wait_for(lambda rs: len(rs) == 1)
+                s.shutdown(socket.SHUT_WR)
+                started = time.monotonic()
+                assert s.recv(65536) == b""
+                assert time.monotonic() - started < 2
+            (record,) = keeper.wait_for(lambda rs: "closed" in rs[0] or "answered" in rs[0])
+            assert "closed" in record, record
+        finally:
+            stop(herald.proc)
     finally:
-        stop(keeper.proc)
+        keeper.close()
 
 
 @pytest.mark.anyio

@@ -20,6 +20,7 @@ use crate::http::readiness::Readiness;
 use crate::mcp::credential::CallerAuth;
 use crate::mcp::handler::HeraldServer;
 use crate::mcp::served_tools::ServedTools;
+use crate::mcp::stdio::StdioTransport;
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
 /// prints): the program, then its leading arguments.
@@ -237,7 +238,7 @@ pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(
     );
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler
-        .serve_with_ct(rmcp::transport::stdio_pipes(), shutdown.token())
+        .serve_with_ct(StdioTransport::over_stdio(&shutdown), shutdown.token())
         .await
     {
         Ok(running) => running,

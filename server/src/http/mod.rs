@@ -20,6 +20,7 @@
 //! carrying `Connection: close`; then every connection left is closed.
 
 pub(crate) mod auth;
+pub(crate) mod cancel_notice;
 pub(crate) mod connection;
 pub(crate) mod guard;
 pub(crate) mod metrics;
@@ -106,10 +107,15 @@ pub fn router(
         )));
     }
     // Layers run from the last added: the OAuth gate (before any body is
-    // read), the guard, the tool sets.
+    // read), the guard, cancellations (stateless), the tool sets.
     let mut mcp = Router::new().route_service(&path, service);
     if http.tool_headers {
         mcp = mcp.layer(from_fn_with_state(toolbox, narrow));
+    }
+    if http.stateless {
+        // rmcp drops notification POSTs in stateless mode: cancellations here.
+        let calls = Arc::new(cancel_notice::CallsInFlight::default());
+        mcp = mcp.layer(from_fn_with_state(calls, cancel_notice::cancel_notice));
     }
     let guard_state = GuardState {
         policy: policy.clone(),

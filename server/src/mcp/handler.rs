@@ -21,6 +21,7 @@ use rmcp::model::{DiscoverResult, Extensions, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
+use crate::http::cancel_notice::CallsInFlight;
 use crate::mcp::credential::{CallerAuth, oauth_caller};
 use crate::mcp::domain_hints::DomainHints;
 use crate::mcp::instructions::instructions;
@@ -177,6 +178,54 @@ impl HeraldServer {
         tools
     }
 
+    /// A tool call (`tools/call`), run by [`ServerHandler::call_tool`]
+    /// unless it is cancelled first.
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.as_ref();
+        if name == "lorebase_schema" {
+            // The schema may have changed: the next listing reads its words again.
+            self.inner.hints.schema_read();
+        }
+        let origin = call_origin(context);
+        let narrowing = narrowing(context);
+        let toolbox = &self.inner.toolbox;
+        let credential = self.inner.auth.credential(&context.extensions);
+        let arguments = request.arguments.as_ref();
+        let view = self.view(narrowing, Some(&context.extensions));
+        // The check copies no tool definition; a forbidden tool is the
+        // view's `[forbidden]` tool error.
+        if view.access(name) == Access::NotServed {
+            let code = ErrorCode::UnknownTool.as_str();
+            toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
+            return Err(unknown_tool(name, &self.tools_for(view)));
+        }
+        let credential = match credential {
+            Ok(c) => c,
+            Err(e) => {
+                let code = ProblemCode::Unauthorized.as_str();
+                toolbox.record_refused(name, code, None, arguments, &origin);
+                let caps = &toolbox.settings().output;
+                return Ok(to_call_result(e.to_output(caps)).into());
+            }
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        match view.call_from(name, arguments, &credential, &origin).await {
+            Ok(out) => {
+                let auth = &self.inner.auth;
+                auth.note_answer(&context.extensions, out.is_error, &out.text);
+                Ok(to_call_result(out).into())
+            }
+            Err(ToolCallError::UnknownTool(_)) => Err(unknown_tool(name, &self.tools_for(view))),
+            Err(e @ (ToolCallError::BadArguments(_) | ToolCallError::EmptyApiKey)) => {
+                Err(McpError::invalid_params(e.to_string(), None))
+            }
+        }
+    }
+
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
         if !self.view(None, None).admits(name) {
@@ -222,6 +271,37 @@ fn call_origin(context: &RequestContext<RoleServer>) -> CallOrigin<'_> {
         traceparent,
         tracestate,
         request_id: header("x-request-id"),
+    }
+}
+
+/// The JSON-RPC code of a cancelled request's answer (nobody reads it: rmcp
+/// drops the answer to a `notifications/cancelled`, and an HTTP client that
+/// left has no connection to read it on).
+const REQUEST_CANCELLED: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32800);
+
+/// Runs `work` unless the request is cancelled first: `notifications/cancelled`,
+/// or over HTTP a client that closed its connection (rmcp cancels the
+/// request's token and leaves the rest to the handler). Then `work` is
+/// dropped at once: its Keeper request is aborted (Keeper sees the
+/// connection close) and the call is audited and counted `cancelled`.
+/// Over stateless HTTP, the request is kept among the calls in flight
+/// meanwhile, for a `notifications/cancelled` POST to find it
+/// ([`crate::http::cancel_notice`]).
+async fn unless_cancelled<T>(
+    context: &RequestContext<RoleServer>,
+    work: impl Future<Output = Result<T, McpError>>,
+) -> Result<T, McpError> {
+    let _tracked = http_parts(context).and_then(|parts| {
+        let calls = parts.extensions.get::<Arc<CallsInFlight>>()?;
+        Some(calls.track(parts, context.id.to_string(), context.ct.clone()))
+    });
+    tokio::select! {
+        biased;
+        () = context.ct.cancelled() => {
+            tracing::debug!(id = %context.id, "request cancelled: its work stopped");
+            Err(McpError::new(REQUEST_CANCELLED, "Request cancelled", None))
+        }
+        done = work => done,
     }
 }
 
@@ -332,45 +412,7 @@ impl ServerHandler for HeraldServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let name = request.name.as_ref();
-        if name == "lorebase_schema" {
-            // The schema may have changed: the next listing reads its words again.
-            self.inner.hints.schema_read();
-        }
-        let origin = call_origin(&context);
-        let narrowing = narrowing(&context);
-        let toolbox = &self.inner.toolbox;
-        let credential = self.inner.auth.credential(&context.extensions);
-        let arguments = request.arguments.as_ref();
-        let view = self.view(narrowing, Some(&context.extensions));
-        // The check copies no tool definition; a forbidden tool is the
-        // view's `[forbidden]` tool error.
-        if view.access(name) == Access::NotServed {
-            let code = ErrorCode::UnknownTool.as_str();
-            toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
-            return Err(unknown_tool(name, &self.tools_for(view)));
-        }
-        let credential = match credential {
-            Ok(c) => c,
-            Err(e) => {
-                let code = ProblemCode::Unauthorized.as_str();
-                toolbox.record_refused(name, code, None, arguments, &origin);
-                let caps = &toolbox.settings().output;
-                return Ok(to_call_result(e.to_output(caps)).into());
-            }
-        };
-        let arguments = request.arguments.unwrap_or_default();
-        match view.call_from(name, arguments, &credential, &origin).await {
-            Ok(out) => {
-                let auth = &self.inner.auth;
-                auth.note_answer(&context.extensions, out.is_error, &out.text);
-                Ok(to_call_result(out).into())
-            }
-            Err(ToolCallError::UnknownTool(_)) => Err(unknown_tool(name, &self.tools_for(view))),
-            Err(e @ (ToolCallError::BadArguments(_) | ToolCallError::EmptyApiKey)) => {
-                Err(McpError::invalid_params(e.to_string(), None))
-            }
-        }
+        unless_cancelled(&context, self.call(request, &context)).await
     }
 
     async fn list_resources(
@@ -413,8 +455,8 @@ impl ServerHandler for HeraldServer {
         let read = resources::read(reads, &request.uri, &credential);
         let (template, domain) = resources::ResourceUri::audited(&request.uri);
         let audited = (template, domain.as_str());
-        reads
-            .read_resource(audited, &credential, &origin, |e| &e.message, read)
+        let reading = reads.read_resource(audited, &credential, &origin, |e| &e.message, read);
+        unless_cancelled(&context, reading)
             .await
             .inspect_err(|e| {
                 let auth = &self.inner.auth;
@@ -461,7 +503,8 @@ impl ServerHandler for HeraldServer {
     ) -> Result<CompleteResult, McpError> {
         self.require_lorebase::<rmcp::model::CompleteRequestMethod>()?;
         let credential = self.inner.auth.credential(&context.extensions).ok();
-        Ok(completion::complete(&self.inner.reads, &request, credential.as_ref()).await)
+        let completing = completion::complete(&self.inner.reads, &request, credential.as_ref());
+        unless_cancelled(&context, async { Ok(completing.await) }).await
     }
 
     /// A request rmcp could not parse: invalid params (-32602) for a method

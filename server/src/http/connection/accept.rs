@@ -2,6 +2,15 @@
 //! each connection counted in its [`ConnectionTable`] before the next accept,
 //! so `http.max_connections` is a hard limit; over it, the table closes one
 //! to make room or answers 503.
+//!
+//! `accept` never runs out of descriptors (issue 36, item 9): when fewer
+//! than [`HEADROOM`](fd_limit::HEADROOM) are free ([`DescriptorGauge`]),
+//! the loop waits for connections to close (evicted ones, refusals; at most
+//! [`FULL_WAIT`]) before it takes another, then accepts one and closes it at
+//! once, so the accept queue keeps moving and clients learn at once. Should
+//! `accept` meet EMFILE anyway (something else took the descriptors), the
+//! spare descriptor is given up to accept the waiting connection and close
+//! it, then taken again.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,9 +19,17 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use crate::app::shutdown::Shutdown;
+use crate::http::connection::fd_limit::{self, DescriptorGauge, SpareDescriptor};
 use crate::http::connection::serve_connection;
 use crate::http::connection::state::ConnectionLimits;
 use crate::http::connection::table::ConnectionTable;
+
+/// How long the loop waits for descriptors to be freed when fewer than the
+/// headroom are left, before it accepts a connection to close it at once.
+pub(crate) const FULL_WAIT: Duration = Duration::from_millis(50);
+
+/// How often it looks again while it waits.
+const FULL_POLL: Duration = Duration::from_millis(5);
 
 /// Accepts connections until `closing` is over, then drops the listener.
 /// Each is counted in `table` before the next accept (the limit is hard);
@@ -27,8 +44,20 @@ pub(crate) async fn accept_until(
     drain: &Shutdown,
 ) {
     let mut last_warning: Option<Instant> = None;
+    let mut gauge = DescriptorGauge::new();
+    let mut spare = SpareDescriptor::take();
     tokio::pin!(closing);
     loop {
+        let mut room = gauge.has_room();
+        let waiting_since = Instant::now();
+        while !room && waiting_since.elapsed() < FULL_WAIT {
+            tokio::select! {
+                biased;
+                () = &mut closing => return,
+                () = tokio::time::sleep(FULL_POLL) => {}
+            }
+            room = gauge.has_room();
+        }
         let accepted = tokio::select! {
             biased;
             () = &mut closing => return,
@@ -36,8 +65,24 @@ pub(crate) async fn accept_until(
         };
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
+            Err(e) if fd_limit::is_out_of_descriptors(&e) && spare.is_held() => {
+                // The spare makes room for the waiting connection, closed at
+                // once; then it is taken again.
+                spare.release();
+                if let Ok(Ok((stream, _))) =
+                    tokio::time::timeout(FULL_POLL, listener.accept()).await
+                {
+                    drop(stream);
+                }
+                spare = SpareDescriptor::take();
+                if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
+                    tracing::warn!(error = %e, "out of file descriptors: closed a new connection at once; keep http.max_connections below the open-file limit (ulimit -n)");
+                    last_warning = Some(Instant::now());
+                }
+                continue;
+            }
             Err(e) => {
-                // Out of file descriptors (or memory): wait, do not spin.
+                // Out of memory, or of descriptors without a spare: wait, do not spin.
                 if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
                     tracing::warn!(error = %e, "cannot accept connections; keep http.max_connections below the open-file limit (ulimit -n)");
                     last_warning = Some(Instant::now());
@@ -46,6 +91,11 @@ pub(crate) async fn accept_until(
                 continue;
             }
         };
+        if !room {
+            tracing::debug!("too few file descriptors left: closed a new connection at once");
+            drop(stream);
+            continue;
+        }
         let full = table.len() >= max_connections;
         let Some(admission) = table.admit(Some(peer.ip()), max_connections) else {
             let table = table.clone();
@@ -62,9 +112,7 @@ pub(crate) async fn accept_until(
         ));
         if full {
             // The evicted connection's task closes its socket: let it run
-            // before the next accept, or a burst of reconnecting clients
-            // (the accept queue holds 4,096) outruns the closes and the
-            // descriptors run out (EMFILE) even below the limit.
+            // before the next accept.
             tokio::task::yield_now().await;
         }
     }

@@ -10,6 +10,15 @@
 //! `http.max_connections` below what is left of it after [`RESERVE`] (Keeper
 //! connections, the KB, logs, the metrics listener) and the refused
 //! connections still being answered, saying so once when it lowers it.
+//!
+//! That limit alone does not keep `accept` from EMFILE (issue 36, item 9):
+//! evicted connections whose task has not yet closed them, refusals being
+//! answered and each call's Keeper connection take descriptors too. So the
+//! accept loop also counts the descriptors really open
+//! ([`DescriptorGauge`], `/proc/self/fd`, counted again only as the room
+//! left shrinks) and stops taking new connections [`HEADROOM`] short of the
+//! limit; and should the descriptors run out anyway, it gives up a spare
+//! one ([`SpareDescriptor`]) to accept the waiting connection and close it.
 
 /// Descriptors kept for everything but the HTTP connections: the Keeper
 /// pool, remote MCP servers, the KB folder and its watch, stderr, the audit
@@ -96,6 +105,95 @@ pub(crate) fn connection_limit(wanted: usize, refusals: usize) -> usize {
     fits
 }
 
+/// Descriptors the accept loop leaves free: below this many, it takes no new
+/// connection (it waits for some to close, then accepts and closes one).
+pub(crate) const HEADROOM: u64 = 32;
+
+/// How full the process's descriptor table is, as the accept loop sees it:
+/// counted (`/proc/self/fd`) when the room the last count left is spent,
+/// each connection accepted since taken as two descriptors (its socket and
+/// its Keeper connection), so counting is rare far from the limit.
+#[derive(Debug)]
+pub(crate) struct DescriptorGauge {
+    /// The soft limit (`None`: unknown or not countable; never full).
+    soft: Option<u64>,
+    /// Connections that may still be accepted before counting again.
+    credit: u64,
+}
+
+impl DescriptorGauge {
+    /// Under the limit in force now.
+    pub(crate) fn new() -> Self {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the struct it is given, which lives here.
+        let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        Self {
+            soft: (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur),
+            credit: 0,
+        }
+    }
+
+    /// Whether one more connection may be accepted and kept: false when
+    /// fewer than [`HEADROOM`] descriptors are free.
+    pub(crate) fn has_room(&mut self) -> bool {
+        let Some(soft) = self.soft else {
+            return true;
+        };
+        if self.credit > 0 {
+            self.credit -= 1;
+            return true;
+        }
+        let Some(open) = open_descriptors() else {
+            self.soft = None;
+            return true;
+        };
+        let free = soft.saturating_sub(open);
+        if free <= HEADROOM {
+            return false;
+        }
+        self.credit = (free - HEADROOM) / 2;
+        true
+    }
+}
+
+/// The descriptors open in this process (Linux: `/proc/self/fd`).
+fn open_descriptors() -> Option<u64> {
+    let entries = std::fs::read_dir("/proc/self/fd").ok()?;
+    Some(entries.count() as u64)
+}
+
+/// Whether `error` says the process (EMFILE) or the system (ENFILE) has no
+/// descriptor left.
+pub(crate) fn is_out_of_descriptors(error: &std::io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
+/// A descriptor held in reserve (`/dev/null`), given up when `accept` finds
+/// none left, so the waiting connection is accepted and closed instead of
+/// waiting in the queue for a descriptor that may not come.
+#[derive(Debug)]
+pub(crate) struct SpareDescriptor(Option<std::fs::File>);
+
+impl SpareDescriptor {
+    /// Takes one (none when even that fails).
+    pub(crate) fn take() -> Self {
+        Self(std::fs::File::open("/dev/null").ok())
+    }
+
+    /// Whether one is held.
+    pub(crate) fn is_held(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Gives it up.
+    pub(crate) fn release(&mut self) {
+        self.0 = None;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +209,31 @@ mod tests {
             "a quarter at least"
         );
         assert_eq!(connections_that_fit(1024, 0, 256), 1);
+    }
+
+    #[test]
+    fn the_gauge_counts_again_only_when_its_room_is_spent() {
+        let open = open_descriptors().expect("countable here");
+        let mut near = DescriptorGauge {
+            soft: Some(open + HEADROOM - 8),
+            credit: 0,
+        };
+        assert!(!near.has_room(), "within the headroom: full");
+        let mut far = DescriptorGauge {
+            soft: Some(open + HEADROOM + 100),
+            credit: 0,
+        };
+        assert!(far.has_room());
+        // Half the room left (two descriptors a connection; other tests
+        // may hold a few descriptors more or less meanwhile).
+        assert!((40..=54).contains(&far.credit), "{}", far.credit);
+        assert!(
+            DescriptorGauge {
+                soft: None,
+                credit: 0
+            }
+            .has_room()
+        );
     }
 
     #[test]

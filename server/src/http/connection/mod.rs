@@ -8,9 +8,16 @@
 //! Pipelined requests wait: the next request on a connection is not
 //! answered before the previous answer has left hyper's buffer (a client
 //! that sends many requests and reads none holds one answer, and at most
-//! [`MAX_BUF_BYTES`] of requests read ahead, not all of their answers). A
-//! client that half-closes its side after its request still gets the answer
-//! (RFC 9112, section 9.6; hyper's `half_close`).
+//! [`MAX_BUF_BYTES`] of requests read ahead, not all of their answers).
+//!
+//! A client that closes its connection while its call runs has left, and
+//! its call is cancelled (MCP 2026-07-28: a disconnect is a cancellation):
+//! hyper sees the end of the stream, the connection ends, and dropping the
+//! request's future makes rmcp cancel the call, which stops its Keeper
+//! request; the slot is given back at once. A client that only shuts its
+//! sending side (`shutdown(SHUT_WR)`) cannot be told apart from one that
+//! closed, so it is taken as gone too, as Go's `net/http` and nginx do
+//! (hyper's `half_close` is off).
 //!
 //! The table of open connections ([`ConnectionTable`]) is what keeps slow
 //! clients from locking others out: at `http.max_connections`, a new
@@ -43,6 +50,10 @@ use tower::ServiceExt;
 use crate::app::shutdown::Shutdown;
 use crate::http::connection::state::{ConnState, ConnectionLimits, Phase};
 use crate::http::connection::table::{Admission, ConnectionTable};
+
+/// The client's address, in each request's extensions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PeerAddr(pub(crate) Option<std::net::IpAddr>);
 
 /// hyper's read and write buffer limit for one connection: a request head
 /// must fit in it, and it bounds the pipelined requests read ahead.
@@ -108,7 +119,8 @@ pub(crate) async fn serve_connection(
             // A pipelined request waits for the answer before it to be read
             // (the connection's time is then `http.send_timeout_s`'s).
             state.wait_flushed().await;
-            let (parts, body) = request.into_parts();
+            let (mut parts, body) = request.into_parts();
+            parts.extensions.insert(PeerAddr(state.peer));
             if http_body::Body::is_end_stream(&body) {
                 state.set(Phase::Busy);
             } else {
@@ -126,8 +138,8 @@ pub(crate) async fn serve_connection(
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
-        // A client that shut its side down after the request reads the answer.
-        .half_close(true)
+        // The end of the stream while a call runs: the client left (see above).
+        .half_close(false)
         .max_buf_size(MAX_BUF_BYTES)
         .serve_connection(io, service);
     tokio::pin!(conn);

@@ -1,31 +1,23 @@
 //! The guard's checks of a request body (read whole, within the limit): one
 //! JSON-RPC message, probed without building a tree
-//! ([`probe`](super::probe)), whose routing headers match it and whose JSON
+//! ([`crate::mcp::probe`]), whose routing headers match it and whose JSON
 //! values stay within [`MAX_JSON_VALUES`].
 
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::probe::{Id, MAX_JSON_VALUES, Message, ProbeError, probe};
 use crate::http::routing_headers::{self, BodyFields};
+use crate::mcp::bounds::{self, MAX_JSON_VALUES, Message, probe};
 
 /// JSON-RPC's answers to a body that is not JSON, not one JSON-RPC message,
 /// too big a tree, or whose routing headers do not match it.
 pub(super) fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<usize, Box<Response>> {
-    let message = probe(bytes).map_err(|e| {
-        let code = match e {
-            ProbeError::NotJson(_) => -32700,
-            _ => -32600,
-        };
-        Box::new(refusal(StatusCode::BAD_REQUEST, code, &e.to_string()))
-    })?;
+    let bad_request =
+        |refused: bounds::Refused| Box::new(json_answer(StatusCode::BAD_REQUEST, &refused.answer));
+    let message = probe(bytes).map_err(|e| bad_request(bounds::probe_refusal(&e)))?;
     if !message.shaped {
-        return Err(Box::new(refusal(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            &ProbeError::NotMessage.to_string(),
-        )));
+        return Err(bad_request(bounds::not_a_message()));
     }
     let fields = BodyFields {
         method: message.method.as_deref(),
@@ -38,61 +30,37 @@ pub(super) fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<usize, 
         Box::new(refusal(StatusCode::BAD_REQUEST, -32020, &reason))
     })?;
     if message.values > MAX_JSON_VALUES {
-        tracing::warn!(
-            values = message.values,
-            limit = MAX_JSON_VALUES,
-            bytes = bytes.len(),
-            "refused a request whose body holds too many JSON values"
-        );
+        tracing::debug!(bytes = bytes.len(), "the body holds too many JSON values");
         return Err(Box::new(too_many_values(&message)));
     }
     Ok(message.values)
 }
 
-/// The answer to a message past [`MAX_JSON_VALUES`]: to a tool call, a tool
-/// error the model reads (`[bad-arguments] ...` and what to do); to any
-/// other message, a JSON-RPC 400.
+/// The answer to a message past [`MAX_JSON_VALUES`] ([`bounds::too_many_values`]):
+/// a tool error to a call (HTTP 200), else a JSON-RPC 400.
 fn too_many_values(message: &Message<'_>) -> Response {
-    let what = format!(
-        "the request holds {} JSON values (items, objects, keys); Herald takes at most {MAX_JSON_VALUES} in one request, to bound the memory a call may cost",
-        message.values
-    );
-    let id = match &message.id {
-        Some(Id::Number(n)) => Value::Number(n.clone()),
-        Some(Id::Text(t)) => Value::String(t.to_string()),
-        _ => Value::Null,
+    let refused = bounds::too_many_values(message);
+    let status = if refused.tool_error {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_REQUEST
     };
-    if message.method.as_deref() != Some("tools/call") || id.is_null() {
-        return refusal(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            &format!("Invalid Request: {what}"),
-        );
-    }
-    let text = format!(
-        "[bad-arguments] {what}\nnext: split the change into several calls with fewer items each, or send long lists as one string where the tool takes text"
-    );
-    let body = json!({"jsonrpc": "2.0", "id": id, "result": {
-        "content": [{"type": "text", "text": text}],
-        "isError": true,
-    }});
+    json_answer(status, &refused.answer)
+}
+
+/// `answer` as a JSON response.
+fn json_answer(status: StatusCode, answer: &Value) -> Response {
     (
-        StatusCode::OK,
+        status,
         [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
+        answer.to_string(),
     )
         .into_response()
 }
 
 /// A refusal with a JSON-RPC error body.
 pub(crate) fn refusal(status: StatusCode, code: i64, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+    json_answer(status, &bounds::error_answer(code, message))
 }
 
 #[cfg(test)]

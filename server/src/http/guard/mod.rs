@@ -3,8 +3,8 @@
 //! absolute-form target, the `Origin` header), the body size limit, a body
 //! that is one JSON-RPC message, routing headers that match the body
 //! ([`crate::http::routing_headers`]), and a bound on the JSON values one
-//! body holds ([`probe::MAX_JSON_VALUES`]). The body is probed without
-//! building a tree ([`probe`]); rmcp parses it once. A refused request gets
+//! body holds ([`MAX_JSON_VALUES`](crate::mcp::probe::MAX_JSON_VALUES)). The body is probed without
+//! building a tree ([`crate::mcp::probe`]); rmcp parses it once. A refused request gets
 //! a JSON-RPC error body (400, 403 or 413; a tool call with too many values,
 //! a tool error) and is never forwarded. A large body is probed and handled
 //! on a lane of its own ([`lane`]), so small calls never queue behind it.
@@ -23,7 +23,6 @@ use crate::http::connection::heap_trim::{HeapTrims, LARGE_BODY};
 mod budget;
 mod lane;
 mod message;
-mod probe;
 
 pub(crate) use budget::JsonBudget;
 pub(crate) use lane::LargeBodyLane;
@@ -199,10 +198,10 @@ pub(crate) struct GuardState {
 /// The middleware: header checks, then the body limit (the body is read
 /// here, bounded, and handed on in one piece; broken chunked framing is a
 /// 400, not a 413), then the body itself, probed without building a tree
-/// ([`probe`]): JSON (else 400 with a parse error, -32700), one JSON-RPC
+/// ([`crate::mcp::probe`]): JSON (else 400 with a parse error, -32700), one JSON-RPC
 /// message with each key once (else 400, -32600), routing headers that
 /// match it (else 400, -32020), and no more than
-/// [`probe::MAX_JSON_VALUES`] values ([`message`]); then a large request
+/// [`MAX_JSON_VALUES`](crate::mcp::probe::MAX_JSON_VALUES) values ([`message`]); then a large request
 /// reserves its values in the listener's budget until it is answered
 /// ([`budget`]: 503 when it cannot within 30 s). From the probe on, a body
 /// of [`lane::LANE_BODY_BYTES`] or more runs on the large-body lane.

@@ -1,8 +1,9 @@
-//! A borrowed probe of a request body: one pass of serde_json's parser that
-//! keeps only what the guard checks (the JSON-RPC shape, the fields the
-//! routing headers mirror, the `id` of a call) and counts the JSON values it
-//! walks past, building no tree. rmcp then parses the body once; a body whose
-//! tree would be too big never reaches it ([`MAX_JSON_VALUES`]).
+//! A borrowed probe of one JSON-RPC message (an HTTP body, a stdio line):
+//! one pass of serde_json's parser that keeps only what the transports
+//! check (the JSON-RPC shape, the fields the routing headers mirror, the
+//! `id` of a call) and counts the JSON values it walks past, building no
+//! tree. rmcp then parses the message once; one whose tree would be too big
+//! never reaches it ([`MAX_JSON_VALUES`], [`crate::mcp::bounds`]).
 //!
 //! A `serde_json::Value` costs 32 bytes per value, and rmcp's untagged
 //! message enum buffers the body once more before its own tree: an array of
@@ -22,14 +23,14 @@ use serde::de::{
 /// cost ~85 bytes a value at their peak, so one message at the bound ~4 MB,
 /// 64 at once ~310 MB (benches/big_arguments.py, docs/benchmarks.md); the
 /// attack of issue 27 (524,000 zeros in 1 MiB) cost ~40 MB each.
-pub(super) const MAX_JSON_VALUES: usize = 50_000;
+pub(crate) const MAX_JSON_VALUES: usize = 50_000;
 
 /// The most keys a message's top level may have (JSON-RPC defines five).
 const MAX_TOP_LEVEL_KEYS: usize = 16;
 
 /// A JSON-RPC `id` as the body gave it (echoed in an answer the guard writes).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Id<'a> {
+pub(crate) enum Id<'a> {
     /// A number.
     Number(serde_json::Number),
     /// A string.
@@ -40,7 +41,7 @@ pub(super) enum Id<'a> {
 
 /// What the probe kept of one JSON-RPC message.
 #[derive(Debug, Default)]
-pub(super) struct Message<'a> {
+pub(crate) struct Message<'a> {
     /// `method`, when it is a string.
     pub method: Option<Cow<'a, str>>,
     /// Whether the body has `method`, `result` or `error` (of any type).
@@ -59,7 +60,7 @@ pub(super) struct Message<'a> {
 
 /// Why the probe refused a body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(super) enum ProbeError {
+pub(crate) enum ProbeError {
     /// Not JSON: syntax, invalid UTF-8, nesting past 128 levels.
     #[error("Parse error: the body is not JSON ({0})")]
     NotJson(String),
@@ -82,7 +83,7 @@ pub(super) enum ProbeError {
 }
 
 /// Probes `bytes`: one JSON value, nothing after it.
-pub(super) fn probe(bytes: &[u8]) -> Result<Message<'_>, ProbeError> {
+pub(crate) fn probe(bytes: &[u8]) -> Result<Message<'_>, ProbeError> {
     let count = Cell::new(0usize);
     let refusal = Cell::new(None);
     let tally = Tally {
