@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::error::{ConfigError, SettingSource};
 use super::host;
+use super::keys::SettingKey;
 use super::raw::RawValue;
 use super::secret::Secret;
 
@@ -217,15 +218,16 @@ pub(crate) fn resolve_tokens(
     allowlist_source: &SettingSource,
 ) -> Result<(), ConfigError> {
     let invalid = |reason: String| ConfigError::Invalid {
-        key: "mcp.servers".into(),
+        key: SettingKey::McpServers.to_string(),
         origin: servers_source.clone(),
         reason,
     };
     for server in &mut mcp.servers {
         if mcp.require_allowlist && server.tools.is_none() {
             return Err(ConfigError::Conflict(format!(
-                "herald.mcp.require_allowlist is on (from {allowlist_source}) but the MCP server {:?} \
+                "herald.{} is on (from {allowlist_source}) but the MCP server {:?} \
                  (from {servers_source}) declares no tools allowlist; list the tools it may expose",
+                SettingKey::McpRequireAllowlist,
                 server.name
             )));
         }

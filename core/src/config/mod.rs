@@ -21,13 +21,14 @@
 //! or `secret://file/PATH`, resolved after the layers are merged.
 //!
 //! ```no_run
-//! use herald_core::config::{Overrides, Settings};
+//! use herald_core::config::{Overrides, SettingKey, Settings};
 //! let mut flags = Overrides::new();
-//! flags.set("http.port", 8091, "--port");
+//! flags.set(SettingKey::HttpPort, 8091, "--port");
 //! let settings = Settings::load(flags)?;
 //! # Ok::<(), herald_core::config::ConfigError>(())
 //! ```
 
+pub mod aliases;
 mod defaults;
 mod error;
 mod field;
@@ -46,7 +47,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use error::{ConfigError, SettingSource};
-pub use keys::{example_yaml, keys};
+pub use keys::{SettingKey, example_yaml, keys};
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
 pub use load::process_env;
 pub use mcp::{MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings};
