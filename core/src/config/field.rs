@@ -252,7 +252,10 @@ pub(super) fn base_url(f: &Field<'_>) -> Result<String, ConfigError> {
     })?;
     if !url.username().is_empty() || url.password().is_some() {
         // Do not quote it: it holds credentials.
-        return Err(f.invalid("must not contain credentials; use herald.keeper.api_key"));
+        return Err(f.invalid(format!(
+            "must not contain credentials; use herald.{}",
+            super::SettingKey::KeeperApiKey
+        )));
     }
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
         return Err(f.invalid(format!(

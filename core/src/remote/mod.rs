@@ -211,8 +211,9 @@ impl RemoteTools {
                 Ok(outcome) => outcome,
                 Err(_) => Err(Failure::new(
                     format!(
-                        "no answer within {} s (mcp.discovery_timeout_s)",
-                        timeout.as_secs()
+                        "no answer within {} s ({})",
+                        timeout.as_secs(),
+                        crate::config::SettingKey::McpDiscoveryTimeoutS
                     ),
                     true,
                 )),
@@ -384,8 +385,9 @@ impl RemoteTools {
             }
             Err(_) => {
                 let reason = format!(
-                    "no answer within {} s (mcp.call_timeout_s)",
-                    timeout.as_secs()
+                    "no answer within {} s ({})",
+                    timeout.as_secs(),
+                    crate::config::SettingKey::McpCallTimeoutS
                 );
                 tracing::warn!(server = %settings.name, tool = %tool.definition.name, "remote tool call: {reason}; abandoned");
                 output::failure(&settings.name, &tool.definition.name, &reason)

@@ -3,6 +3,7 @@
 //! so `http.max_connections` is a hard limit; over it, the table closes one
 //! to make room or answers 503.
 
+use herald_core::config::SettingKey;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -39,7 +40,7 @@ pub(crate) async fn accept_until(
             Err(e) => {
                 // Out of file descriptors (or memory): wait, do not spin.
                 if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
-                    tracing::warn!(error = %e, "cannot accept connections; keep http.max_connections below the open-file limit (ulimit -n)");
+                    tracing::warn!(error = %e, "cannot accept connections; keep {} below the open-file limit (ulimit -n)", SettingKey::HttpMaxConnections);
                     last_warning = Some(Instant::now());
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;

@@ -8,6 +8,7 @@
 //! a JSON-RPC error body (400, 403 or 413; a tool call with too many values,
 //! a tool error) and is never forwarded.
 
+use herald_core::config::SettingKey;
 use std::sync::Arc;
 
 use axum::body::{Body, to_bytes};
@@ -70,7 +71,10 @@ impl GuardPolicy {
             .map(|h| {
                 parse_authority(&h)
                     .map(|(host, port)| HostRule { host, port })
-                    .ok_or_else(|| format!("http.allowed_hosts: {h:?} is not a host or host:port"))
+                    .ok_or_else(|| {
+                        let key = SettingKey::HttpAllowedHosts;
+                        format!("{key}: {h:?} is not a host or host:port")
+                    })
             })
             .collect::<Result<_, _>>()?;
         let origins = DEFAULT_ORIGINS
@@ -81,7 +85,8 @@ impl GuardPolicy {
                 parse_origin(&o)
                     .map(|(scheme, host, port)| OriginRule { scheme, host, port })
                     .ok_or_else(|| {
-                        format!("http.allowed_origins: {o:?} is not an origin such as https://app.example.com")
+                        let key = SettingKey::HttpAllowedOrigins;
+                        format!("{key}: {o:?} is not an origin such as https://app.example.com")
                     })
             })
             .collect::<Result<_, _>>()?;

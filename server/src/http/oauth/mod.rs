@@ -22,6 +22,7 @@ pub(crate) mod validate;
 
 use std::time::{Duration, Instant};
 
+use herald_core::config::SettingKey;
 use herald_core::config::{KeeperToken, Secret, Settings};
 use reqwest::Client;
 
@@ -61,9 +62,13 @@ impl ResourceServer {
         if http.authorization_servers.is_empty() {
             return Ok(None);
         }
-        let resource = http.resource_url.clone().ok_or(
-            "http.authorization_servers needs http.resource_url (the audience tokens must hold)",
-        )?;
+        let resource = http.resource_url.clone().ok_or_else(|| {
+            format!(
+                "{} needs {} (the audience tokens must hold)",
+                SettingKey::HttpAuthorizationServers,
+                SettingKey::HttpResourceUrl
+            )
+        })?;
         Ok(Some(Self {
             client: fetch::client()?,
             issuers: http
