@@ -91,6 +91,11 @@ macro_rules! settings_table {
         /// the only spelling of a key outside the settings table, so a
         /// mistyped key does not compile.
         ///
+        /// ```
+        /// use herald_core::config::SettingKey;
+        /// assert_eq!(SettingKey::KeeperBaseUrl.name(), "keeper.base_url");
+        /// ```
+        ///
         /// ```compile_fail
         /// let _ = herald_core::config::SettingKey::KeeperUrl;
         /// ```

@@ -11,8 +11,10 @@
 //!    (`--port`, `options`).
 //!
 //! Every key is declared once, in the settings table of `keys.rs` (its type,
-//! bounds, comment and default); the key list ([`keys`]), the checks and
-//! `config/lorebase.example.yaml` ([`example_yaml`]) come from it.
+//! bounds, comment and default); the key list ([`keys`]), the typed keys
+//! ([`SettingKey`], the only way code names a key), the checks and
+//! `config/lorebase.example.yaml` ([`example_yaml`]) come from it. The flags,
+//! Node options and Python keywords standing for a key are [`aliases`].
 //! Text values (variables, text flags) are parsed by the key's type: booleans
 //! as `true`/`false` (or `1`/`0`, `yes`/`no`), lists as a JSON array or
 //! comma-separated; an empty text unsets an optional key. An unknown key, a
