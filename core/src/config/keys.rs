@@ -175,7 +175,7 @@ settings_table! {
         doc: &[],
         keys: &[
             key! { KeeperBaseUrl "keeper.base_url" = "http://127.0.0.1:8080",
-                |f, s| s.keeper.base_url = base_url(f)?,
+                |f, s| s.keeper.base_url = base_url(f, SettingKey::KeeperApiKey.name())?,
                 [
                     "Keeper's origin (http or https, no credentials in it). LOREBASE_URL.",
                 ],

@@ -90,11 +90,12 @@ impl Settings {
         if settings.keeper.trust_env {
             settings.keeper.env_proxy = EnvProxy::from_env(env);
         }
+        let (servers, allowlist) = (SettingKey::McpServers, SettingKey::McpRequireAllowlist);
         mcp::resolve_tokens(
             &mut settings.mcp,
             env,
-            &source_of(SettingKey::McpServers),
-            &source_of(SettingKey::McpRequireAllowlist),
+            (servers.name(), &source_of(servers)),
+            (allowlist.name(), &source_of(allowlist)),
         )?;
         Ok(settings)
     }
