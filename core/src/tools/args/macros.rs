@@ -30,11 +30,13 @@ macro_rules! argument_schema {
 /// the description a model sees) and `GetChecked`, the same fields each
 /// checked by its type ([`super::Arg`]): a failure is named by its field
 /// (`r#ref` is `ref`, as serde and schemars name it), and every failure of
-/// a call is gathered in one answer, in the fields' order.
+/// a call is gathered in one answer, in the fields' order, or in the order
+/// `=> GetChecked checked in (links, r#ref)` gives (every field, once: one
+/// left out does not compile).
 macro_rules! tool_arguments {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $name:ident => $checked:ident {
+        $vis:vis struct $name:ident => $checked:ident checked in ($($order:ident),+ $(,)?) {
             $(
                 $(#[$field_meta:meta])*
                 $field:ident: $ty:ty
@@ -65,9 +67,9 @@ macro_rules! tool_arguments {
             fn check(self) -> Result<$checked, $crate::error::ToolError> {
                 let mut v = $crate::tools::args::Checks::default();
                 $(
-                    let $field = v.keep($crate::tools::args::Arg::check(
-                        self.$field,
-                        $crate::tools::args::field_name(stringify!($field)),
+                    let $order = v.keep($crate::tools::args::Arg::check(
+                        self.$order,
+                        $crate::tools::args::field_name(stringify!($order)),
                     ));
                 )+
                 v.done()?;
@@ -76,6 +78,25 @@ macro_rules! tool_arguments {
                     // `done` fails whenever a check did.
                     _ => Err($crate::tools::args::invalid("arguments", "could not be checked")),
                 }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident => $checked:ident {
+            $(
+                $(#[$field_meta:meta])*
+                $field:ident: $ty:ty
+            ),+ $(,)?
+        }
+    ) => {
+        tool_arguments! {
+            $(#[$meta])*
+            $vis struct $name => $checked checked in ($($field),+) {
+                $(
+                    $(#[$field_meta])*
+                    $field: $ty
+                ),+
             }
         }
     };

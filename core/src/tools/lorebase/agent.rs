@@ -23,7 +23,10 @@ const QUESTION_SEEDS: u32 = 5;
 pub(crate) struct LorebaseContext;
 
 tool_arguments! {
-    pub(crate) struct ContextArgs => ContextChecked {
+    // Checked as before the types carried the rules: the question and the
+    // narrowing first, the seeds last.
+    pub(crate) struct ContextArgs => ContextChecked
+        checked in (question, traits, lens, depth, relations, token_budget, records) {
         /// Seed Records (Kind/key), or give `question`.
         records: Option<Refs<20>>,
         /// A short question: its search hits become the seeds.

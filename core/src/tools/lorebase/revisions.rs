@@ -16,7 +16,9 @@ use crate::tools::args::{
 pub(crate) struct LorebaseChanges;
 
 tool_arguments! {
-    pub(crate) struct ChangesArgs => ChangesChecked {
+    // Checked as before the types carried the rules: `cursor` before `author`.
+    pub(crate) struct ChangesArgs => ChangesChecked
+        checked in (since, limit, cursor, author, origin_type) {
         /// Back to this Revision (exclusive): id or 8+ hex prefix.
         since: Option<Revision>,
         /// Log page size; default Keeper's.
