@@ -130,6 +130,21 @@ export interface HeraldOptions {
  */
 export declare function runCli(args: Array<string>, program?: string | undefined | null): Promise<number>
 
+/** An option of `new Herald(options)` and the settings key it sets. */
+export interface SettingOption {
+  /** The option (`maxChars`). */
+  option: string
+  /** The key it sets, dotted below `herald` (`output.max_chars`). */
+  key: string
+}
+
+/**
+ * The options of `new Herald(options)` that stand for a settings key, with
+ * the key: the settings table's (`herald_core::config::aliases`), so
+ * JavaScript reads them instead of repeating them.
+ */
+export declare function settingOptions(): Array<SettingOption>
+
 /** MCP tool annotations: hints for the host, not guarantees. */
 export interface ToolAnnotations {
   /** The tool does not modify its environment. */

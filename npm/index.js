@@ -1,7 +1,8 @@
 'use strict'
 // lorebase-herald: Lorebase Herald's tools in-process for Node agents (Herald),
-// and the lorebase-herald command line (runCli). Types: index.d.ts.
+// the lorebase-herald command line (runCli), and the options that stand for a
+// settings key (settingOptions). Types: index.d.ts.
 
-const { Herald, runCli } = require('./native.js').load()
+const { Herald, runCli, settingOptions } = require('./native.js').load()
 
-module.exports = { Herald, runCli }
+module.exports = { Herald, runCli, settingOptions }

@@ -10,7 +10,7 @@ use napi_derive::napi;
 use serde_json::{Map, Value};
 
 use crate::coded_error::coded_error;
-use crate::options::{CallOptions, HeraldOptions, OPTION_NAMES, OptionsError, to_overrides};
+use crate::options::{CallOptions, HeraldOptions, OptionsError, option_names, to_overrides};
 use crate::tool_types::{ToolDefinition, ToolResult};
 
 /// Lorebase Herald's tools, in-process: the same tools, settings and outputs
@@ -160,7 +160,7 @@ fn read_options(env: &Env, options: Option<Unknown>) -> napi::Result<HeraldOptio
     // SAFETY: `raw` is a live object value of this call's environment.
     let object = unsafe { Object::from_napi_value(env.raw(), raw)? };
     for key in Object::keys(&object)? {
-        if !OPTION_NAMES.contains(&key.as_str()) {
+        if !option_names().contains(&key.as_str()) {
             return Err(invalid(OptionsError::Unknown(key).to_string()));
         }
     }

@@ -18,5 +18,5 @@ mod tool_types;
 
 pub use cli::run_cli;
 pub use herald::Herald;
-pub use options::{CallOptions, HeraldOptions};
+pub use options::{CallOptions, HeraldOptions, SettingOption, setting_options};
 pub use tool_types::{ToolAnnotations, ToolDefinition, ToolResult};

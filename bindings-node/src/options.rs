@@ -2,7 +2,8 @@
 //! layer (`Overrides`) over the settings file and the environment, exactly as
 //! the server's flags are.
 
-use herald_core::config::Overrides;
+use herald_core::config::aliases::{node_option, node_options};
+use herald_core::config::{Overrides, SettingKey};
 use napi_derive::napi;
 use serde_json::{Value, json};
 
@@ -50,23 +51,42 @@ pub struct HeraldOptions {
     pub settings: Option<Value>,
 }
 
-/// The JavaScript names of the options, for the unknown-option check.
-pub const OPTION_NAMES: [&str; 14] = [
-    "configFile",
-    "baseUrl",
-    "apiKey",
-    "domain",
-    "branch",
-    "maxChars",
-    "maxItems",
-    "maxValueChars",
-    "maxRetries",
-    "kbDir",
-    "readOnly",
-    "tools",
-    "excludeTools",
-    "settings",
-];
+/// The options that are not a settings key: the settings file and the
+/// other settings.
+const OTHER_OPTIONS: (&str, &str) = ("configFile", "settings");
+
+/// The JavaScript names of the options, for the unknown-option check: the
+/// settings file, the settings table's Node options
+/// (`herald_core::config::aliases`), then `settings`.
+pub fn option_names() -> Vec<&'static str> {
+    std::iter::once(OTHER_OPTIONS.0)
+        .chain(node_options().map(|(option, _)| option))
+        .chain(std::iter::once(OTHER_OPTIONS.1))
+        .collect()
+}
+
+/// An option of `new Herald(options)` and the settings key it sets.
+#[napi(object)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingOption {
+    /// The option (`maxChars`).
+    pub option: String,
+    /// The key it sets, dotted below `herald` (`output.max_chars`).
+    pub key: String,
+}
+
+/// The options of `new Herald(options)` that stand for a settings key, with
+/// the key: the settings table's (`herald_core::config::aliases`), so
+/// JavaScript reads them instead of repeating them.
+#[napi]
+pub fn setting_options() -> Vec<SettingOption> {
+    node_options()
+        .map(|(option, key)| SettingOption {
+            option: option.into(),
+            key: key.name().into(),
+        })
+        .collect()
+}
 
 /// The options of one `callTool` call.
 #[napi(object)]
@@ -81,7 +101,7 @@ pub struct CallOptions {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OptionsError {
     /// A property that is not an option (a typo such as `baseURL`).
-    #[error("unknown option {0:?} of new Herald(); the options are {names}", names = OPTION_NAMES.join(", "))]
+    #[error("unknown option {0:?} of new Herald(); the options are {names}", names = option_names().join(", "))]
     Unknown(String),
     /// The settings layer refused the options.
     #[error("{0}")]
@@ -101,34 +121,29 @@ pub fn to_overrides(options: &HeraldOptions) -> Result<Overrides, OptionsError> 
     let text = |value: &Option<String>| value.as_ref().map(|v| json!(v));
     let number = |value: Option<f64>| value.map(number_value);
     let names = |value: &Option<Vec<String>>| value.as_ref().map(|v| json!(v));
-    let named: [(&str, &str, Option<Value>); 12] = [
-        ("keeper.base_url", "baseUrl", text(&options.base_url)),
-        ("keeper.api_key", "apiKey", text(&options.api_key)),
-        ("domain", "domain", text(&options.domain)),
-        ("branch", "branch", text(&options.branch)),
-        ("output.max_chars", "maxChars", number(options.max_chars)),
-        ("output.max_items", "maxItems", number(options.max_items)),
+    let named: [(SettingKey, Option<Value>); 12] = [
+        (SettingKey::KeeperBaseUrl, text(&options.base_url)),
+        (SettingKey::KeeperApiKey, text(&options.api_key)),
+        (SettingKey::Domain, text(&options.domain)),
+        (SettingKey::Branch, text(&options.branch)),
+        (SettingKey::OutputMaxChars, number(options.max_chars)),
+        (SettingKey::OutputMaxItems, number(options.max_items)),
         (
-            "output.max_value_chars",
-            "maxValueChars",
+            SettingKey::OutputMaxValueChars,
             number(options.max_value_chars),
         ),
+        (SettingKey::KeeperMaxRetries, number(options.max_retries)),
+        (SettingKey::KbDir, text(&options.kb_dir)),
         (
-            "keeper.max_retries",
-            "maxRetries",
-            number(options.max_retries),
-        ),
-        ("kb.dir", "kbDir", text(&options.kb_dir)),
-        (
-            "tools.read_only",
-            "readOnly",
+            SettingKey::ToolsReadOnly,
             options.read_only.map(Value::Bool),
         ),
-        ("tools.allow", "tools", names(&options.tools)),
-        ("tools.deny", "excludeTools", names(&options.exclude_tools)),
+        (SettingKey::ToolsAllow, names(&options.tools)),
+        (SettingKey::ToolsDeny, names(&options.exclude_tools)),
     ];
-    for (key, option, value) in named {
+    for (key, value) in named {
         if let Some(value) = value {
+            let option = node_option(key).unwrap_or(key.name());
             overrides.set(key, value, &format!("options.{option}"));
         }
     }
@@ -160,22 +175,67 @@ mod tests {
         assert_eq!(number_value(f64::NAN), json!("NaN"));
     }
 
+    /// The options the table names are the fields of `HeraldOptions`, both
+    /// ways (napi names a field `base_url` option `baseUrl`), and each sets
+    /// its key.
     #[test]
     fn option_names_match_the_struct() {
-        // The unknown-option check lists exactly the fields of HeraldOptions.
         let described = format!("{:?}", HeraldOptions::default());
-        for name in &OPTION_NAMES {
-            let snake: String = name
-                .chars()
-                .flat_map(|c| {
-                    if c.is_ascii_uppercase() {
-                        vec!['_', c.to_ascii_lowercase()]
-                    } else {
-                        vec![c]
-                    }
-                })
-                .collect();
-            assert!(described.contains(&format!("{snake}:")), "{snake}");
+        let fields: Vec<String> = described
+            .split(['{', ',', '}'])
+            .filter_map(|part| part.trim().split_once(':'))
+            .map(|(field, _)| camel(field.trim()))
+            .collect();
+        assert_eq!(fields, option_names(), "{described}");
+        let options = HeraldOptions {
+            base_url: Some("http://127.0.0.1:9".into()),
+            api_key: Some("k".into()),
+            domain: Some("d".into()),
+            branch: Some("b".into()),
+            max_chars: Some(600.0),
+            max_items: Some(2.0),
+            max_value_chars: Some(3.0),
+            max_retries: Some(0.0),
+            kb_dir: Some("kb".into()),
+            read_only: Some(true),
+            tools: Some(vec!["a".into()]),
+            exclude_tools: Some(vec!["b".into()]),
+            ..HeraldOptions::default()
+        };
+        let mut expected = Overrides::new();
+        let values = [
+            json!("http://127.0.0.1:9"),
+            json!("k"),
+            json!("d"),
+            json!("b"),
+            json!(600),
+            json!(2),
+            json!(3),
+            json!(0),
+            json!("kb"),
+            json!(true),
+            json!(["a"]),
+            json!(["b"]),
+        ];
+        for ((option, key), value) in node_options().zip(values) {
+            expected.set(key, value, &format!("options.{option}"));
         }
+        assert_eq!(to_overrides(&options).unwrap(), expected);
+    }
+
+    fn camel(snake: &str) -> String {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in snake.chars() {
+            match c {
+                '_' => upper = true,
+                c if upper => {
+                    out.push(c.to_ascii_uppercase());
+                    upper = false;
+                }
+                c => out.push(c),
+            }
+        }
+        out
     }
 }

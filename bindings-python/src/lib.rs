@@ -29,6 +29,16 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The Python keywords that stand for a settings key (`url` for
+/// `keeper.base_url`), as `(keyword, key)`: the settings table's
+/// (`herald_core::config::aliases`), so the Python package spells no key.
+#[pyfunction]
+fn setting_keywords() -> Vec<(&'static str, &'static str)> {
+    herald_core::config::aliases::python_keywords()
+        .map(|(keyword, key)| (keyword, key.name()))
+        .collect()
+}
+
 /// The native half of `lorebase_herald`.
 #[pymodule(name = "_native")]
 mod native {
@@ -37,5 +47,5 @@ mod native {
     #[pymodule_export]
     use super::herald::{NativeCall, NativeHerald};
     #[pymodule_export]
-    use super::{run_cli, version};
+    use super::{run_cli, setting_keywords, version};
 }

@@ -247,7 +247,8 @@ impl From<KeeperError> for ToolError {
             KeeperError::TooLarge { endpoint, limit } => Self::new(
                 code,
                 format!(
-                    "Keeper's answer to {endpoint} is larger than the {limit} bytes Herald accepts (herald.keeper.max_response_bytes)"
+                    "Keeper's answer to {endpoint} is larger than the {limit} bytes Herald accepts (herald.{})",
+                    crate::config::SettingKey::KeeperMaxResponseBytes
                 ),
             )
             .with_next(

@@ -44,7 +44,8 @@ pub fn start(settings: &TracesSettings) -> Result<Option<SpanSink>, String> {
         return Ok(None);
     };
     let url = otlp_traces_url(endpoint).ok_or_else(|| {
-        format!("herald.traces.otlp_endpoint: {endpoint:?} is not an http(s) URL")
+        let key = crate::config::SettingKey::TracesOtlpEndpoint;
+        format!("herald.{key}: {endpoint:?} is not an http(s) URL")
     })?;
     let (sender, receiver) = tokio::sync::mpsc::channel(QUEUE_CAPACITY);
     let resource = resource(&settings.service_name);

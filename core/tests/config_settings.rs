@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use herald_core::config::{
-    ConfigError, KeeperToken, Overrides, SettingSource, Settings, Transport, example_yaml, keys,
+    ConfigError, KeeperToken, Overrides, SettingKey, SettingSource, Settings, Transport,
+    example_yaml, keys,
 };
 use serde_json::{Value, json};
 
@@ -123,7 +124,7 @@ fn layers_apply_file_then_long_then_short_variables_then_overrides() {
         ("LOREBASE_BRANCH", ""),
     ]);
     let mut flags = Overrides::new();
-    flags.set("http.port", 9003, "--port");
+    flags.set(SettingKey::HttpPort, 9003, "--port");
     let s = Settings::load_with_env(&e, &flags).unwrap();
     assert_eq!(
         s.keeper.base_url, "http://short:3",
@@ -209,8 +210,10 @@ fn unknown_keys_fail_naming_key_and_source() {
         "{text}"
     );
 
-    let err = Settings::load_with_env(&env(&[]), Overrides::new().set("keeper.url", "x", "--url"))
-        .unwrap_err();
+    // A typed key cannot be mistyped (`SettingKey::KeeperUrl` does not
+    // compile: the doctest of `SettingKey`); an object's can.
+    let typo = Overrides::from_json(&json!({"keeper": {"url": "x"}}), "--url").unwrap();
+    let err = Settings::load_with_env(&env(&[]), &typo).unwrap_err();
     assert!(one_line(&err).contains("(from --url)"), "{err}");
 
     let err = load(&env(&[(
@@ -553,12 +556,12 @@ fn binding_options_are_the_herald_section_as_json() {
 fn text_flags_parse_like_variables() {
     let mut flags = Overrides::new();
     flags
-        .set_text("http.port", "8123", "--port")
-        .set_text("http.stateless", "false", "--stateful");
+        .set_text(SettingKey::HttpPort, "8123", "--port")
+        .set_text(SettingKey::HttpStateless, "false", "--stateful");
     let s = Settings::load_with_env(&env(&[]), &flags).unwrap();
     assert_eq!((s.http.port, s.http.stateless), (8123, false));
     let mut flags = Overrides::new();
-    flags.set_text("http.port", "x", "--port");
+    flags.set_text(SettingKey::HttpPort, "x", "--port");
     let err = Settings::load_with_env(&env(&[]), &flags).unwrap_err();
     assert!(one_line(&err).contains("(from --port)"));
 }

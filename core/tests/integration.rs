@@ -23,6 +23,7 @@ mod keeper_retries;
 mod keeper_secrets;
 mod remote_credentials;
 mod remote_tools;
+mod settings_keys_spelled_once;
 mod telemetry_calls;
 mod tools_caps;
 mod tools_errors;

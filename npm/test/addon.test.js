@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { TABLE, TOOL_NAMES, addon, filledCalls, kbFixture, startSandbox, supplyRevisions } from './helpers.js'
+import { NPM_DIR, TABLE, TOOL_NAMES, addon, filledCalls, kbFixture, startSandbox, supplyRevisions } from './helpers.js'
 
-const { Herald } = addon()
+const { Herald, settingOptions } = addon()
 
 let sandbox
 let calls
@@ -283,6 +283,22 @@ describe('settings', () => {
         JSON.stringify(options),
       )
     }
+  })
+
+  test('the options that set a key are the settings table\'s, each naming its key', () => {
+    const options = settingOptions()
+    const declared = readFileSync(join(NPM_DIR, 'index.d.ts'), 'utf8')
+      .split('export interface HeraldOptions {')[1]
+      .split('\n}')[0]
+    const properties = [...declared.matchAll(/^  (\w+)\?:/gm)].map((m) => m[1])
+    assert.deepEqual(
+      options.map((o) => o.option),
+      properties.filter((p) => p !== 'configFile' && p !== 'settings'),
+    )
+    const maxChars = options.find((o) => o.option === 'maxChars')
+    assert.equal(maxChars.key, 'output.max_chars')
+    assert.throws(() => new Herald({ maxChars: -1 }), new RegExp(`herald\\.${maxChars.key.replace('.', '\\.')} \\(from options\\.maxChars\\)`))
+    assert.throws(() => new Herald({ maxChras: 600 }), /unknown option "maxChras"/)
   })
 
   test('configFile names the YAML settings file, under the options', () => {

@@ -56,7 +56,7 @@ export function binaries() {
   }
 }
 
-/** The addon's exports (Herald, runCli), as `require('lorebase-herald')` gives them. */
+/** The addon's exports (Herald, runCli, settingOptions), as `require('lorebase-herald')` gives them. */
 export function addon() {
   return require(join(NPM_DIR, 'index.js'))
 }

@@ -8,6 +8,9 @@ def run_cli(argv: List[str]) -> int:
 def version() -> str:
     """The version of the Rust crates inside the wheel."""
 
+def setting_keywords() -> List[Tuple[str, str]]:
+    """The keywords that stand for a settings key, with the key (``("url", "keeper.base_url")``)."""
+
 def close_for_exit() -> None:
     """The ``atexit`` hook: from now on no native thread calls into Python."""
 

@@ -19,13 +19,21 @@ atexit.register(_native.close_for_exit)
 
 __all__ = ["Herald", "ToolResult"]
 
+
+def _shortcuts() -> Dict[str, Tuple[str, str]]:
+    """The keywords standing for a nested setting, from the settings table (through the binding)."""
+    shortcuts: Dict[str, Tuple[str, str]] = {}
+    for keyword, key in _native.setting_keywords():
+        section, _, field = key.partition(".")
+        if not field or "." in field:
+            raise ImportError(f"the keyword {keyword!r} stands for {key!r}, not a key of a section")
+        shortcuts[keyword] = (section, field)
+    return shortcuts
+
+
 #: Short keyword arguments, named like the short environment variables, and the
 #: nested setting each one stands for.
-_SHORTCUTS: Dict[str, Tuple[str, str]] = {
-    "url": ("keeper", "base_url"),
-    "base_url": ("keeper", "base_url"),
-    "api_key": ("keeper", "api_key"),
-}
+_SHORTCUTS: Dict[str, Tuple[str, str]] = _shortcuts()
 
 
 @dataclass(frozen=True)

@@ -174,6 +174,21 @@ def test_settings_errors_name_the_key(sandbox: Any) -> None:
         Herald(url="http://a", keeper={"base_url": "http://b"})
 
 
+def test_keywords_come_from_the_settings_table() -> None:
+    """The shortcuts are the Rust settings table's (``config::aliases``), handed over by the binding."""
+    from lorebase_herald import _native
+
+    keywords = _native.setting_keywords()
+    assert dict(keywords) == {"url": "keeper.base_url", "base_url": "keeper.base_url", "api_key": "keeper.api_key"}
+    for keyword, key in keywords:
+        if key == "keeper.base_url":
+            assert Herald(**{keyword: "http://127.0.0.1:9"}).base_url == "http://127.0.0.1:9"
+        else:
+            with pytest.raises(SettingsError) as refused:
+                Herald(**{keyword: "secret://env/LOREBASE_TEST_NO_SUCH_VARIABLE"})
+            assert key in str(refused.value)
+
+
 def test_kb_tools_join_with_a_catalog(tmp_path: Path) -> None:
     (tmp_path / "runbooks").mkdir()
     (tmp_path / "runbooks" / "harbor.md").write_text(

@@ -1,6 +1,7 @@
 //! The server's own failures (not tool results): bad settings, a port that
 //! cannot be bound, a transport that broke.
 
+use herald_core::config::SettingKey;
 use herald_core::tools::ToolboxError;
 
 /// Why Herald could not start or keep serving.
@@ -39,7 +40,7 @@ pub enum ServerError {
     #[error("cannot start the sandbox: {0}")]
     Sandbox(String),
     /// `log.audit_file` could not be opened for appending.
-    #[error("cannot open the audit file {path} (log.audit_file): {source}")]
+    #[error("cannot open the audit file {path} ({key}): {source}", key = SettingKey::LogAuditFile)]
     AuditFile {
         /// The file.
         path: String,
@@ -107,7 +108,10 @@ mod tests {
             keeper.to_string(),
             "cannot build the Keeper client: [keeper-unavailable] cannot set up the call to Keeper: HTTP_PROXY is not a valid proxy URL"
         );
-        let typo = ServerError::from(ToolboxError::Selection("tools.allow names ...".into()));
+        let typo = ServerError::from(ToolboxError::Selection(format!(
+            "{} names ...",
+            SettingKey::ToolsAllow
+        )));
         assert_eq!(typo.exit_code(), 2);
     }
 }

@@ -36,7 +36,7 @@ impl Default for Settings {
                     // The table's defaults are checked by the tests of this
                     // module: a wrong one fails them, never an operator's start.
                     apply_default(entry, &mut settings, &mut pending)
-                        .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key));
+                        .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key()));
                 }
                 settings
             })
@@ -52,13 +52,13 @@ pub(super) fn apply_default(
 ) -> Result<(), ConfigError> {
     let source = SettingSource::Default;
     let value: Value = serde_norway::from_str(entry.default).map_err(|e| ConfigError::Invalid {
-        key: entry.key.to_string(),
+        key: entry.key().to_string(),
         origin: source.clone(),
         reason: format!("invalid YAML default: {e}"),
     })?;
     let raw = RawValue::Json(value);
     let field = Field {
-        key: entry.key,
+        key: entry.key(),
         raw: &raw,
         source: &source,
     };

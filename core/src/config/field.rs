@@ -242,8 +242,9 @@ pub(super) fn transport(f: &Field<'_>) -> Result<Transport, ConfigError> {
     }
 }
 
-/// Keeper's origin: http or https, a host, no credentials, query or fragment.
-pub(super) fn base_url(f: &Field<'_>) -> Result<String, ConfigError> {
+/// Keeper's origin: http or https, a host, no credentials (named: use
+/// `api_key`, the key), query or fragment.
+pub(super) fn base_url(f: &Field<'_>, api_key: &str) -> Result<String, ConfigError> {
     let text = f.nonempty_string()?;
     let url = url::Url::parse(&text).map_err(|e| {
         f.invalid(format!(
@@ -252,7 +253,9 @@ pub(super) fn base_url(f: &Field<'_>) -> Result<String, ConfigError> {
     })?;
     if !url.username().is_empty() || url.password().is_some() {
         // Do not quote it: it holds credentials.
-        return Err(f.invalid("must not contain credentials; use herald.keeper.api_key"));
+        return Err(f.invalid(format!(
+            "must not contain credentials; use herald.{api_key}"
+        )));
     }
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
         return Err(f.invalid(format!(

@@ -30,14 +30,34 @@ type Setter = fn(&Field<'_>, &mut Settings, &mut Option<PendingSecret>) -> Resul
 
 /// One settings key.
 pub(super) struct Key {
-    /// Dotted below `herald` (`keeper.base_url`, `domain`).
-    pub(super) key: &'static str,
+    /// The key (`keeper.base_url`, `domain`).
+    pub(super) id: SettingKey,
     /// Its comment in the example file, one entry a line.
     doc: &'static [&'static str],
     /// Its default, as the example file shows it (YAML).
     pub(super) default: &'static str,
     /// Its type and bounds.
     pub(super) set: Setter,
+}
+
+impl Key {
+    /// Dotted below `herald` (`keeper.base_url`, `domain`).
+    pub(super) fn key(&self) -> &'static str {
+        self.id.name()
+    }
+}
+
+impl std::fmt::Display for SettingKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl SettingKey {
+    /// The key named `name` (dotted below `herald`), if there is one.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|k| k.name() == name)
+    }
 }
 
 /// Keys shown together in the example file: one section (`keeper`, `http`,
@@ -47,32 +67,84 @@ struct Group {
     keys: &'static [Key],
 }
 
-/// `key! { "section.name" = "default", |f, s| s.field = f.parser(bounds)?, ["comment", ...] }`:
-/// the key, its default as the example file shows it, how a value is checked
-/// (`f`, a [`Field`]) and stored (`s`, the [`Settings`]; `|f, s, pending|`
-/// also gets the pending API key), and its comment in the example file.
-macro_rules! key {
-    (
-        $key:literal = $default:literal,
-        |$f:ident, $s:ident, $p:ident| $set:expr,
-        [$($doc:literal),* $(,)?] $(,)?
-    ) => {
-        Key {
-            key: $key,
-            doc: &[$($doc),*],
-            default: $default,
-            set: |$f, $s, $p| {
-                $set;
-                Ok(())
+/// The settings table: `Group { doc: &[...], keys: &[key! {...}, ...] }`,
+/// each `key! { Name "section.name" = "default", |f, s| s.field =
+/// f.parser(bounds)?, ["comment", ...] }`: its typed key (`SettingKey::Name`),
+/// the key, its default as the example file shows it, how a value is
+/// checked (`f`, a [`Field`]) and stored (`s`, the [`Settings`]; `|f, s,
+/// pending|` also gets the pending API key), and its comment in the example
+/// file. It declares [`SettingKey`] and `GROUPS`.
+macro_rules! settings_table {
+    ($(
+        Group {
+            doc: &[$($group_doc:literal),* $(,)?],
+            keys: &[$(
+                key! {
+                    $id:ident $key:literal = $default:literal,
+                    |$($arg:ident),+| $set:expr,
+                    [$($doc:literal),* $(,)?] $(,)?
+                }
+            ),+ $(,)?],
+        },
+    )+) => {
+        /// A settings key (`SettingKey::KeeperBaseUrl` is `keeper.base_url`):
+        /// the only spelling of a key outside the settings table, so a
+        /// mistyped key does not compile.
+        ///
+        /// ```
+        /// use herald_core::config::SettingKey;
+        /// assert_eq!(SettingKey::KeeperBaseUrl.name(), "keeper.base_url");
+        /// ```
+        ///
+        /// ```compile_fail
+        /// let _ = herald_core::config::SettingKey::KeeperUrl;
+        /// ```
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum SettingKey {
+            $($(
+                #[doc = concat!("`", $key, "`")]
+                $id,
+            )+)+
+        }
+
+        impl SettingKey {
+            /// Every key, in the example file's order.
+            pub const ALL: &'static [SettingKey] = &[$($(SettingKey::$id,)+)+];
+
+            /// The key, dotted below `herald` (`keeper.base_url`).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $($(SettingKey::$id => $key,)+)+
+                }
+            }
+        }
+
+        static GROUPS: &[Group] = &[$(
+            Group {
+                doc: &[$($group_doc),*],
+                keys: &[$(
+                    Key {
+                        id: SettingKey::$id,
+                        doc: &[$($doc),*],
+                        default: $default,
+                        set: setter!(|$($arg),+| $set),
+                    },
+                )+],
             },
+        )+];
+    };
+}
+
+/// A key's [`Setter`]: `|f, s| ...` or `|f, s, pending| ...`.
+macro_rules! setter {
+    (|$f:ident, $s:ident, $p:ident| $set:expr) => {
+        |$f, $s, $p| {
+            $set;
+            Ok(())
         }
     };
-    (
-        $key:literal = $default:literal,
-        |$f:ident, $s:ident| $set:expr,
-        [$($doc:literal),* $(,)?] $(,)?
-    ) => {
-        key! { $key = $default, |$f, $s, _pending| $set, [$($doc),*] }
+    (|$f:ident, $s:ident| $set:expr) => {
+        setter!(|$f, $s, _pending| $set)
     };
 }
 
@@ -96,18 +168,19 @@ const HEADER: &[&str] = &[
     "with one line naming the key and where it came from.",
 ];
 
-/// Every key, grouped and ordered as the example file shows them.
-static GROUPS: &[Group] = &[
+// Every key, grouped and ordered as the example file shows them: `GROUPS`
+// and the typed keys, [`SettingKey`].
+settings_table! {
     Group {
         doc: &[],
         keys: &[
-            key! { "keeper.base_url" = "http://127.0.0.1:8080",
-                |f, s| s.keeper.base_url = base_url(f)?,
+            key! { KeeperBaseUrl "keeper.base_url" = "http://127.0.0.1:8080",
+                |f, s| s.keeper.base_url = base_url(f, SettingKey::KeeperApiKey.name())?,
                 [
                     "Keeper's origin (http or https, no credentials in it). LOREBASE_URL.",
                 ],
             },
-            key! { "keeper.api_key" = "null",
+            key! { KeeperApiKey "keeper.api_key" = "null",
                 |f, _s, pending| *pending = api_key(f)?,
                 [
                     "The key every stdio call carries (never used over Streamable HTTP, where",
@@ -116,7 +189,7 @@ static GROUPS: &[Group] = &[
                     "LOREBASE_API_KEY. null: no key (a Keeper in auth mode none).",
                 ],
             },
-            key! { "keeper.max_retries" = "2",
+            key! { KeeperMaxRetries "keeper.max_retries" = "2",
                 |f, s| s.keeper.max_retries = f.int(0, 10)? as u32,
                 [
                     "Resends after 429, 503 or an unreachable Keeper; 0 turns retries off (0-10).",
@@ -124,21 +197,21 @@ static GROUPS: &[Group] = &[
                     "carries an idempotency_key.",
                 ],
             },
-            key! { "keeper.retry_max_wait_s" = "5",
+            key! { KeeperRetryMaxWaitS "keeper.retry_max_wait_s" = "5",
                 |f, s| s.keeper.retry_max_wait_s = f.int(0, 300)?,
                 [
                     "Longest pause before a retry, in seconds (0-300); Retry-After is capped to it.",
                     "Without Retry-After: exponential backoff with jitter.",
                 ],
             },
-            key! { "keeper.trust_env" = "false",
+            key! { KeeperTrustEnv "keeper.trust_env" = "false",
                 |f, s| s.keeper.trust_env = f.bool()?,
                 [
                     "Honor HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY. Refused together",
                     "with verify_tls: false.",
                 ],
             },
-            key! { "keeper.verify_tls" = "true",
+            key! { KeeperVerifyTls "keeper.verify_tls" = "true",
                 |f, s| s.keeper.verify_tls = f.bool()?,
                 [
                     "Verify Keeper's TLS certificate: against the system's roots, or the",
@@ -146,7 +219,7 @@ static GROUPS: &[Group] = &[
                     "container image), and ca_file.",
                 ],
             },
-            key! { "keeper.ca_file" = "null",
+            key! { KeeperCaFile "keeper.ca_file" = "null",
                 |f, s| s.keeper.ca_file = f.optional_string()?.map(PathBuf::from),
                 [
                     "A PEM file of the private CA certificates that signed Keeper's",
@@ -155,13 +228,13 @@ static GROUPS: &[Group] = &[
                     "that cannot be read stops Herald at startup. null: none.",
                 ],
             },
-            key! { "keeper.timeout_s" = "30",
+            key! { KeeperTimeoutS "keeper.timeout_s" = "30",
                 |f, s| s.keeper.timeout_s = f.int(1, 3600)?,
                 [
                     "Longest time for one request to Keeper, in seconds (1-3600).",
                 ],
             },
-            key! { "keeper.max_response_bytes" = "16777216",
+            key! { KeeperMaxResponseBytes "keeper.max_response_bytes" = "16777216",
                 |f, s| s.keeper.max_response_bytes = f.int(1024, 1 << 32)?,
                 [
                     "Largest Keeper answer accepted, in bytes (at least 1024); larger ones are",
@@ -173,13 +246,13 @@ static GROUPS: &[Group] = &[
     Group {
         doc: &[],
         keys: &[
-            key! { "domain" = "null",
+            key! { Domain "domain" = "null",
                 |f, s| s.domain = f.optional_string()?,
                 [
                     "The Domain used when a call names none. LOREBASE_DOMAIN.",
                 ],
             },
-            key! { "branch" = "null",
+            key! { Branch "branch" = "null",
                 |f, s| s.branch = f.optional_string()?,
                 [
                     "The branch used when a call names none; null: the Domain's default branch.",
@@ -190,7 +263,7 @@ static GROUPS: &[Group] = &[
     },
     Group {
         doc: &[],
-        keys: &[key! { "transport" = "stdio",
+        keys: &[key! { Transport "transport" = "stdio",
             |f, s| s.transport = transport(f)?,
             [
                 "stdio (one Herald per agent, started by the host) or streamable_http (one",
@@ -201,59 +274,59 @@ static GROUPS: &[Group] = &[
     Group {
         doc: &["The Streamable HTTP listener."],
         keys: &[
-            key! { "http.host" = "127.0.0.1",
+            key! { HttpHost "http.host" = "127.0.0.1",
                 |f, s| s.http.host = f.nonempty_string()?,
                 [],
             },
-            key! { "http.port" = "8090",
+            key! { HttpPort "http.port" = "8090",
                 |f, s| s.http.port = f.int(0, u16::MAX.into())? as u16,
                 [
                     "0 picks a free port.",
                 ],
             },
-            key! { "http.path" = "/mcp",
+            key! { HttpPath "http.path" = "/mcp",
                 |f, s| s.http.path = http_path(f)?,
                 [],
             },
-            key! { "http.allowed_hosts" = "[]",
+            key! { HttpAllowedHosts "http.allowed_hosts" = "[]",
                 |f, s| s.http.allowed_hosts = f.list()?,
                 [
                     "Host header values accepted besides 127.0.0.1, localhost and [::1]",
                     "(DNS rebinding protection); add the name agents use to reach Herald.",
                 ],
             },
-            key! { "http.allowed_origins" = "[]",
+            key! { HttpAllowedOrigins "http.allowed_origins" = "[]",
                 |f, s| s.http.allowed_origins = origins(f)?,
                 [
                     "Origin values accepted besides http://127.0.0.1 and http://localhost.",
                 ],
             },
-            key! { "http.stateless" = "true",
+            key! { HttpStateless "http.stateless" = "true",
                 |f, s| s.http.stateless = f.bool()?,
                 [
                     "No sessions: any replica serves any call.",
                 ],
             },
-            key! { "http.json_response" = "true",
+            key! { HttpJsonResponse "http.json_response" = "true",
                 |f, s| s.http.json_response = f.bool()?,
                 [
                     "JSON responses instead of SSE streams.",
                 ],
             },
-            key! { "http.allow_anonymous" = "false",
+            key! { HttpAllowAnonymous "http.allow_anonymous" = "false",
                 |f, s| s.http.allow_anonymous = f.bool()?,
                 [
                     "Forward calls without an Authorization header to Keeper without a",
                     "credential (only for a Keeper in auth mode none; keep off elsewhere).",
                 ],
             },
-            key! { "http.max_body_bytes" = "1048576",
+            key! { HttpMaxBodyBytes "http.max_body_bytes" = "1048576",
                 |f, s| s.http.max_body_bytes = f.int(1024, 1 << 30)? as usize,
                 [
                     "Largest MCP request body accepted, in bytes (at least 1024).",
                 ],
             },
-            key! { "http.max_connections" = "1024",
+            key! { HttpMaxConnections "http.max_connections" = "1024",
                 |f, s| s.http.max_connections = f.int(1, 1_000_000)? as usize,
                 [
                     "Most connections open at once (keep it below the open-file limit,",
@@ -267,20 +340,20 @@ static GROUPS: &[Group] = &[
                     "stderr): at `ulimit -n 1024`, 640.",
                 ],
             },
-            key! { "http.header_timeout_s" = "10",
+            key! { HttpHeaderTimeoutS "http.header_timeout_s" = "10",
                 |f, s| s.http.header_timeout_s = f.int(1, 3600)?,
                 [
                     "Seconds a request's head may take, from the connection opening (or from",
                     "the first byte of a later request on a kept-alive connection) (1-3600).",
                 ],
             },
-            key! { "http.body_timeout_s" = "30",
+            key! { HttpBodyTimeoutS "http.body_timeout_s" = "30",
                 |f, s| s.http.body_timeout_s = f.int(1, 3600)?,
                 [
                     "Seconds a request's body may take after its head (1-3600).",
                 ],
             },
-            key! { "http.send_timeout_s" = "30",
+            key! { HttpSendTimeoutS "http.send_timeout_s" = "30",
                 |f, s| s.http.send_timeout_s = f.int(1, 3600)?,
                 [
                     "Seconds an answer may wait for the client to read it, in all (1-3600).",
@@ -288,7 +361,7 @@ static GROUPS: &[Group] = &[
                     "the first closed to make room once its answer has waited half a second.",
                 ],
             },
-            key! { "http.idle_timeout_s" = "90",
+            key! { HttpIdleTimeoutS "http.idle_timeout_s" = "90",
                 |f, s| s.http.idle_timeout_s = f.int(1, 86_400)?,
                 [
                     "Seconds a kept-alive connection may wait for its next request (1-86400).",
@@ -297,7 +370,7 @@ static GROUPS: &[Group] = &[
                     "closes idle connections first.",
                 ],
             },
-            key! { "http.drain_delay_s" = "0",
+            key! { HttpDrainDelayS "http.drain_delay_s" = "0",
                 |f, s| s.http.drain_delay_s = f.int(0, 300)?,
                 [
                     "On SIGTERM/SIGINT, /readyz turns 503 at once and Herald goes on",
@@ -306,7 +379,7 @@ static GROUPS: &[Group] = &[
                     "a few seconds, in place of a preStop sleep the image has no shell for).",
                 ],
             },
-            key! { "http.drain_timeout_s" = "25",
+            key! { HttpDrainTimeoutS "http.drain_timeout_s" = "25",
                 |f, s| s.http.drain_timeout_s = f.int(0, 3600)?,
                 [
                     "Then the listener closes, connections that have not delivered a whole",
@@ -314,7 +387,7 @@ static GROUPS: &[Group] = &[
                     "(0-3600), their answers carrying Connection: close; then Herald exits.",
                 ],
             },
-            key! { "http.authorization_servers" = "[]",
+            key! { HttpAuthorizationServers "http.authorization_servers" = "[]",
                 |f, s| s.http.authorization_servers = authorization_servers(f)?,
                 [
                     "OAuth: the authorization servers (issuer URLs) whose access tokens Herald",
@@ -329,7 +402,7 @@ static GROUPS: &[Group] = &[
                     "one is an [unauthorized] tool error. Not with allow_anonymous.",
                 ],
             },
-            key! { "http.resource_url" = "null",
+            key! { HttpResourceUrl "http.resource_url" = "null",
                 |f, s| s.http.resource_url = resource_url(f)?,
                 [
                     "The URL callers use (https://herald.example.com/mcp behind a TLS",
@@ -337,33 +410,33 @@ static GROUPS: &[Group] = &[
                     "Required with authorization_servers (never taken from Host).",
                 ],
             },
-            key! { "http.required_scopes" = "[]",
+            key! { HttpRequiredScopes "http.required_scopes" = "[]",
                 |f, s| s.http.required_scopes = f.list()?,
                 [
                     "Scopes every token must hold; a token without one: 403 insufficient_scope.",
                 ],
             },
-            key! { "http.introspection_endpoint" = "null",
+            key! { HttpIntrospectionEndpoint "http.introspection_endpoint" = "null",
                 |f, s| s.http.introspection_endpoint = endpoint_url(f)?,
                 [
                     "RFC 7662 endpoint for tokens that are not JWTs (opaque ones), called with",
                     "oauth_client_id and oauth_client_secret. null: only JWTs are accepted.",
                 ],
             },
-            key! { "http.oauth_client_id" = "null",
+            key! { HttpOauthClientId "http.oauth_client_id" = "null",
                 |f, s| s.http.oauth_client_id = f.optional_string()?,
                 [
                     "Herald's client at the authorization server, for introspection and",
                     "token exchange (HTTP Basic with oauth_client_secret).",
                 ],
             },
-            key! { "http.oauth_client_secret" = "null",
+            key! { HttpOauthClientSecret "http.oauth_client_secret" = "null",
                 |f, s| s.http.oauth_client_secret = api_key(f)?.map(|p| Secret::new(p.text)),
                 [
                     "Its secret: a literal, secret://env/NAME or secret://file/PATH. Never logged.",
                 ],
             },
-            key! { "http.keeper_token" = "exchange",
+            key! { HttpKeeperToken "http.keeper_token" = "exchange",
                 |f, s| s.http.keeper_token = keeper_token(f)?,
                 [
                     "With authorization_servers, the token a call sends to Keeper. exchange:",
@@ -374,7 +447,7 @@ static GROUPS: &[Group] = &[
                     "never passed through otherwise.",
                 ],
             },
-            key! { "http.tool_headers" = "true",
+            key! { HttpToolHeaders "http.tool_headers" = "true",
                 |f, s| s.http.tool_headers = f.bool()?,
                 [
                     "Honor the request headers X-MCP-Readonly, X-MCP-Toolsets and X-MCP-Tools,",
@@ -386,25 +459,25 @@ static GROUPS: &[Group] = &[
     Group {
         doc: &["Output caps; every cut is marked, never silent."],
         keys: &[
-            key! { "output.max_chars" = "12000",
+            key! { OutputMaxChars "output.max_chars" = "12000",
                 |f, s| s.output.max_chars = f.int(MIN_MAX_CHARS as u64, 10_000_000)? as usize,
                 [
                     "Longest tool output, in characters.",
                 ],
             },
-            key! { "output.max_items" = "50",
+            key! { OutputMaxItems "output.max_items" = "50",
                 |f, s| s.output.max_items = f.int(1, 100_000)? as usize,
                 [
                     "Longest list, in items.",
                 ],
             },
-            key! { "output.max_value_chars" = "500",
+            key! { OutputMaxValueChars "output.max_value_chars" = "500",
                 |f, s| s.output.max_value_chars = f.int(1, 10_000_000)? as usize,
                 [
                     "Longest single value, in characters.",
                 ],
             },
-            key! { "output.schemas" = "false",
+            key! { OutputSchemas "output.schemas" = "false",
                 |f, s| s.output.schemas = f.bool()?,
                 [
                     "Declare each tool's output schema. Off (the default): a text answer is",
@@ -419,7 +492,7 @@ static GROUPS: &[Group] = &[
     },
     Group {
         doc: &[],
-        keys: &[key! { "changes.max_pages" = "10",
+        keys: &[key! { ChangesMaxPages "changes.max_pages" = "10",
             |f, s| s.changes.max_pages = f.int(1, 10_000)? as u32,
             ["Most branch-log pages lorebase_changes reads back to `since`."],
         }],
@@ -427,14 +500,14 @@ static GROUPS: &[Group] = &[
     Group {
         doc: &[],
         keys: &[
-            key! { "kb.dir" = "null",
+            key! { KbDir "kb.dir" = "null",
                 |f, s| s.kb.dir = f.optional_string()?.map(PathBuf::from),
                 [
                     "The markdown knowledge-base catalog served by kb_search and kb_get;",
                     "null: no KB tools.",
                 ],
             },
-            key! { "kb.index_wait_s" = "10",
+            key! { KbIndexWaitS "kb.index_wait_s" = "10",
                 |f, s| s.kb.index_wait_s = f.int(0, 3600)?,
                 [
                     "The catalog is indexed in the background from startup (the MCP",
@@ -448,25 +521,25 @@ static GROUPS: &[Group] = &[
     Group {
         doc: &["Which tools are served."],
         keys: &[
-            key! { "tools.read_only" = "false",
+            key! { ToolsReadOnly "tools.read_only" = "false",
                 |f, s| s.tools.read_only = f.bool()?,
                 [
                     "Leave lorebase_execute out (the only tool that can write).",
                 ],
             },
-            key! { "tools.allow" = "null",
+            key! { ToolsAllow "tools.allow" = "null",
                 |f, s| s.tools.allow = f.optional_list()?,
                 [
                     "Serve only these tools (exact names); null: every tool.",
                 ],
             },
-            key! { "tools.deny" = "[]",
+            key! { ToolsDeny "tools.deny" = "[]",
                 |f, s| s.tools.deny = f.list()?,
                 [
                     "Never serve these tools (exact names).",
                 ],
             },
-            key! { "tools.always_load_context" = "true",
+            key! { ToolsAlwaysLoadContext "tools.always_load_context" = "true",
                 |f, s| s.tools.always_load_context = f.bool()?,
                 [
                     "Mark lorebase_context for hosts that hide MCP tools behind a search",
@@ -489,7 +562,7 @@ static GROUPS: &[Group] = &[
             "In a variable: LOREBASE__HERALD__MCP__SERVERS='[{\"name\":\"runbooks\",\"url\":\"https://...\"}]'.",
         ],
         keys: &[
-            key! { "mcp.servers" = "[]",
+            key! { McpServers "mcp.servers" = "[]",
                 |f, s| s.mcp.servers = parse_servers(f.raw).map_err(|e| f.invalid(e))?,
                 [
                     "The servers, for example:",
@@ -506,25 +579,25 @@ static GROUPS: &[Group] = &[
                     "    scope: runbooks:use                   # optional: the scope a caller's token must hold",
                 ],
             },
-            key! { "mcp.require_allowlist" = "false",
+            key! { McpRequireAllowlist "mcp.require_allowlist" = "false",
                 |f, s| s.mcp.require_allowlist = f.bool()?,
                 [
                     "Refuse to start unless every server declares a tools allowlist.",
                 ],
             },
-            key! { "mcp.discovery_timeout_s" = "10",
+            key! { McpDiscoveryTimeoutS "mcp.discovery_timeout_s" = "10",
                 |f, s| s.mcp.discovery_timeout_s = f.int(1, 600)?,
                 [
                     "Longest discovery of all servers together at startup, in seconds (1-600).",
                 ],
             },
-            key! { "mcp.call_timeout_s" = "60",
+            key! { McpCallTimeoutS "mcp.call_timeout_s" = "60",
                 |f, s| s.mcp.call_timeout_s = f.int(1, 3600)?,
                 [
                     "Longest remote tool call, in seconds (1-3600); the call is then abandoned.",
                 ],
             },
-            key! { "mcp.refresh_interval_s" = "0",
+            key! { McpRefreshIntervalS "mcp.refresh_interval_s" = "0",
                 |f, s| s.mcp.refresh_interval_s = f.int(0, 86_400)?,
                 [
                     "Re-discover the remote tools every N seconds (0: at startup and on SIGHUP only).",
@@ -539,19 +612,19 @@ static GROUPS: &[Group] = &[
             "requests, the caller's key fingerprint). docs/operations.md lists the fields.",
         ],
         keys: &[
-            key! { "log.format" = "text",
+            key! { LogFormat "log.format" = "text",
                 |f, s| s.log.format = log_format(f)?,
                 [
                     "text, or json (one JSON object per line). --log-format.",
                 ],
             },
-            key! { "log.audit_arguments" = "false",
+            key! { LogAuditArguments "log.audit_arguments" = "false",
                 |f, s| s.log.audit_arguments = f.bool()?,
                 [
                     "Add the names of each call's arguments to its audit line (never values).",
                 ],
             },
-            key! { "log.audit_file" = "null",
+            key! { LogAuditFile "log.audit_file" = "null",
                 |f, s| s.log.audit_file = f.optional_string()?.map(PathBuf::from),
                 [
                     "Also append every audit line to this file (never dropped, whatever the",
@@ -564,17 +637,17 @@ static GROUPS: &[Group] = &[
     Group {
         doc: &["Prometheus metrics (GET /metrics, text format); docs/operations.md names them."],
         keys: &[
-            key! { "metrics.enabled" = "true",
+            key! { MetricsEnabled "metrics.enabled" = "true",
                 |f, s| s.metrics.enabled = f.bool()?,
                 [],
             },
-            key! { "metrics.host" = "127.0.0.1",
+            key! { MetricsHost "metrics.host" = "127.0.0.1",
                 |f, s| s.metrics.host = f.nonempty_string()?,
                 [
                     "Where a metrics listener of its own binds when port is set.",
                 ],
             },
-            key! { "metrics.port" = "null",
+            key! { MetricsPort "metrics.port" = "null",
                 |f, s| s.metrics.port = f.optional_int(0, u16::MAX.into())?.map(|p| p as u16),
                 [
                     "A port of its own for /metrics (0 picks a free one, logged at start).",
@@ -582,7 +655,7 @@ static GROUPS: &[Group] = &[
                     "over stdio.",
                 ],
             },
-            key! { "metrics.bearer_token" = "null",
+            key! { MetricsBearerToken "metrics.bearer_token" = "null",
                 |f, s| s.metrics.bearer_token = secret_reference(f)?,
                 [
                     "Where the bearer a scrape must send comes from (Authorization: Bearer):",
@@ -599,7 +672,7 @@ static GROUPS: &[Group] = &[
             "X-Request-Id, whatever these settings are.",
         ],
         keys: &[
-            key! { "traces.otlp_endpoint" = "null",
+            key! { TracesOtlpEndpoint "traces.otlp_endpoint" = "null",
                 |f, s| s.traces.otlp_endpoint = otlp_endpoint(f)?,
                 [
                     "Export spans over OTLP/HTTP (JSON) to this endpoint, such as",
@@ -607,7 +680,7 @@ static GROUPS: &[Group] = &[
                     "null: no export.",
                 ],
             },
-            key! { "traces.service_name" = "lorebase-herald",
+            key! { TracesServiceName "traces.service_name" = "lorebase-herald",
                 |f, s| s.traces.service_name = f.nonempty_string()?,
                 [
                     "service.name of the exported spans.",
@@ -615,12 +688,12 @@ static GROUPS: &[Group] = &[
             },
         ],
     },
-];
+}
 
 /// Every settings key, dotted below `herald`, in the order of
 /// `config/lorebase.example.yaml`.
 pub fn keys() -> impl Iterator<Item = &'static str> {
-    entries().map(|k| k.key)
+    entries().map(Key::key)
 }
 
 /// Every entry of the table, in the example file's order.
@@ -636,12 +709,12 @@ fn section_of(key: &str) -> Option<&str> {
 
 /// Whether `key` is a settings key.
 pub(crate) fn is_known_key(key: &str) -> bool {
-    entries().any(|k| k.key == key)
+    entries().any(|k| k.key() == key)
 }
 
 /// Whether `name` is a section of the `herald` mapping (`keeper`, `http`, ...).
 pub(crate) fn is_section(name: &str) -> bool {
-    entries().any(|k| section_of(k.key) == Some(name))
+    entries().any(|k| section_of(k.key()) == Some(name))
 }
 
 /// The text of `config/lorebase.example.yaml`: every key with its comment and
@@ -661,7 +734,7 @@ pub fn example_yaml() -> String {
             out.push('\n');
         }
         comment(&mut out, "  ", group.doc);
-        let section = group.keys.first().and_then(|k| section_of(k.key));
+        let section = group.keys.first().and_then(|k| section_of(k.key()));
         let indent = match section {
             Some(section) => {
                 out.push_str(&format!("  {section}:\n"));
@@ -671,7 +744,7 @@ pub fn example_yaml() -> String {
         };
         for key in group.keys {
             comment(&mut out, indent, key.doc);
-            let name = key.key.rsplit('.').next().unwrap_or(key.key);
+            let name = key.key().rsplit('.').next().unwrap_or(key.key());
             out.push_str(&format!("{indent}{name}: {}\n", key.default));
         }
     }
@@ -693,7 +766,7 @@ pub(crate) fn apply(
     raw: &RawValue,
     source: &SettingSource,
 ) -> Result<(), ConfigError> {
-    let Some(entry) = entries().find(|k| k.key == key) else {
+    let Some(entry) = entries().find(|k| k.key() == key) else {
         return Err(ConfigError::UnknownKey {
             key: key.to_string(),
             origin: source.clone(),
@@ -740,9 +813,9 @@ mod tests {
             assert!(seen.insert(key), "{key} is declared twice");
         }
         for group in GROUPS {
-            let section = section_of(group.keys[0].key);
+            let section = section_of(group.keys[0].key());
             for key in group.keys {
-                assert_eq!(section_of(key.key), section, "{} in its group", key.key);
+                assert_eq!(section_of(key.key()), section, "{} in its group", key.key());
             }
         }
     }
@@ -756,15 +829,15 @@ mod tests {
         for entry in entries() {
             let mut pending = None;
             apply_default(entry, &mut settings, &mut pending)
-                .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key));
-            assert!(pending.is_none(), "{} has a secret default", entry.key);
+                .unwrap_or_else(|e| panic!("the default of {}: {e}", entry.key()));
+            assert!(pending.is_none(), "{} has a secret default", entry.key());
         }
         assert_eq!(settings, Settings::default());
         // Applying a default again changes nothing: each key owns its field.
         let mut again = Settings::default();
         for entry in entries() {
             apply_default(entry, &mut again, &mut None).unwrap();
-            assert_eq!(again, Settings::default(), "{}", entry.key);
+            assert_eq!(again, Settings::default(), "{}", entry.key());
         }
     }
 
@@ -774,7 +847,7 @@ mod tests {
     fn each_default_text_reaches_its_field() {
         let port = Key {
             default: "8091",
-            ..*entries().find(|k| k.key == "http.port").unwrap()
+            ..*entries().find(|k| k.id == SettingKey::HttpPort).unwrap()
         };
         let mut settings = Settings::default();
         apply_default(&port, &mut settings, &mut None).unwrap();

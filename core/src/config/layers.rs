@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::error::{ConfigError, SettingSource};
-use super::keys::{is_known_key, is_section};
+use super::keys::{SettingKey, is_known_key, is_section};
 use super::raw::{Layered, RawValue};
 
 /// The top layer of the settings: flags or binding options, each value with a
@@ -31,9 +31,9 @@ impl Overrides {
 
     /// Sets `key` to a typed value (`json!(8091)`, `true`, `"supply"`);
     /// `null` resets an optional key to unset.
-    pub fn set(&mut self, key: &str, value: impl Into<Value>, source: &str) -> &mut Self {
+    pub fn set(&mut self, key: SettingKey, value: impl Into<Value>, source: &str) -> &mut Self {
         self.entries.push((
-            key.to_string(),
+            key.name().to_string(),
             RawValue::Json(value.into()),
             source.to_string(),
         ));
@@ -42,9 +42,14 @@ impl Overrides {
 
     /// Sets `key` from text, parsed like an environment variable (`"8091"`,
     /// `"true"`, a list as `a,b` or a JSON array).
-    pub fn set_text(&mut self, key: &str, text: impl Into<String>, source: &str) -> &mut Self {
+    pub fn set_text(
+        &mut self,
+        key: SettingKey,
+        text: impl Into<String>,
+        source: &str,
+    ) -> &mut Self {
         self.entries.push((
-            key.to_string(),
+            key.name().to_string(),
             RawValue::Text(text.into()),
             source.to_string(),
         ));
@@ -90,11 +95,11 @@ pub const CONFIG_FILE_VAR: &str = "LOREBASE_CONFIG";
 /// The prefix of the long variables (`LOREBASE__HERALD__KEEPER__MAX_RETRIES`).
 pub const ENV_PREFIX: &str = "LOREBASE__HERALD__";
 /// The short variables and the keys they set.
-pub const SHORT_VARS: [(&str, &str); 4] = [
-    ("LOREBASE_URL", "keeper.base_url"),
-    ("LOREBASE_API_KEY", "keeper.api_key"),
-    ("LOREBASE_DOMAIN", "domain"),
-    ("LOREBASE_BRANCH", "branch"),
+pub const SHORT_VARS: [(&str, SettingKey); 4] = [
+    ("LOREBASE_URL", SettingKey::KeeperBaseUrl),
+    ("LOREBASE_API_KEY", SettingKey::KeeperApiKey),
+    ("LOREBASE_DOMAIN", SettingKey::Domain),
+    ("LOREBASE_BRANCH", SettingKey::Branch),
 ];
 
 /// Largest settings file read.
@@ -131,7 +136,7 @@ pub(crate) fn collect(
     for (name, key) in SHORT_VARS {
         if let Some(value) = env.get(name).filter(|v| !v.is_empty()) {
             layered.insert(
-                key.to_string(),
+                key.name().to_string(),
                 (
                     RawValue::Text(value.clone()),
                     SettingSource::Env(name.into()),

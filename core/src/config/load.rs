@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::error::{ConfigError, SettingSource};
+use super::keys::SettingKey;
 use super::layers::{self, Overrides};
 use super::secret::resolve_secret;
 use super::{EnvProxy, HttpSettings, KeeperToken, Settings, keys, mcp};
@@ -30,51 +31,58 @@ impl Settings {
         for (key, (raw, source)) in &layered {
             keys::apply(&mut settings, &mut api_key, key, raw, source)?;
         }
-        let source_of = |key: &str| {
+        let source_of = |key: SettingKey| {
             layered
-                .get(key)
+                .get(key.name())
                 .map_or(SettingSource::Default, |(_, s)| s.clone())
         };
         if settings.keeper.trust_env && !settings.keeper.verify_tls {
+            let (trust, verify) = (SettingKey::KeeperTrustEnv, SettingKey::KeeperVerifyTls);
             return Err(ConfigError::Conflict(format!(
-                "herald.keeper.trust_env: true (from {}) cannot go with herald.keeper.verify_tls: false (from {}): \
+                "herald.{trust}: true (from {}) cannot go with herald.{verify}: false (from {}): \
                  a proxy from the environment could read the traffic unnoticed",
-                source_of("keeper.trust_env"),
-                source_of("keeper.verify_tls"),
+                source_of(trust),
+                source_of(verify),
             )));
         }
         if settings.http.allow_anonymous && !settings.http.authorization_servers.is_empty() {
+            let (anonymous, servers) = (
+                SettingKey::HttpAllowAnonymous,
+                SettingKey::HttpAuthorizationServers,
+            );
             return Err(ConfigError::Conflict(format!(
-                "herald.http.allow_anonymous: true (from {}) cannot go with herald.http.authorization_servers (from {}): \
+                "herald.{anonymous}: true (from {}) cannot go with herald.{servers} (from {}): \
                  a call without a credential is either let through or sent to authorize, not both",
-                source_of("http.allow_anonymous"),
-                source_of("http.authorization_servers"),
+                source_of(anonymous),
+                source_of(servers),
             )));
         }
         if !settings.http.authorization_servers.is_empty() {
             check_oauth(&settings.http, &source_of)?;
         }
         if let Some(text) = settings.http.oauth_client_secret.take() {
+            let key = SettingKey::HttpOauthClientSecret;
             let secret = resolve_secret(text.expose(), env).map_err(|e| ConfigError::Secret {
-                key: "http.oauth_client_secret".into(),
-                origin: source_of("http.oauth_client_secret"),
+                key: key.to_string(),
+                origin: source_of(key),
                 reason: e.to_string(),
             })?;
             settings.http.oauth_client_secret = Some(secret);
         }
         if let Some(pending) = api_key {
             let secret = resolve_secret(&pending.text, env).map_err(|e| ConfigError::Secret {
-                key: "keeper.api_key".into(),
+                key: SettingKey::KeeperApiKey.to_string(),
                 origin: pending.source.clone(),
                 reason: e.to_string(),
             })?;
             settings.keeper.api_key = Some(secret);
         }
         if let Some(reference) = settings.metrics.bearer_token.take() {
+            let key = SettingKey::MetricsBearerToken;
             let secret =
                 resolve_secret(reference.expose(), env).map_err(|e| ConfigError::Secret {
-                    key: "metrics.bearer_token".into(),
-                    origin: source_of("metrics.bearer_token"),
+                    key: key.to_string(),
+                    origin: source_of(key),
                     reason: e.to_string(),
                 })?;
             settings.metrics.bearer_token = Some(secret);
@@ -82,11 +90,12 @@ impl Settings {
         if settings.keeper.trust_env {
             settings.keeper.env_proxy = EnvProxy::from_env(env);
         }
+        let (servers, allowlist) = (SettingKey::McpServers, SettingKey::McpRequireAllowlist);
         mcp::resolve_tokens(
             &mut settings.mcp,
             env,
-            &source_of("mcp.servers"),
-            &source_of("mcp.require_allowlist"),
+            (servers.name(), &source_of(servers)),
+            (allowlist.name(), &source_of(allowlist)),
         )?;
         Ok(settings)
     }
@@ -118,23 +127,27 @@ impl Settings {
 /// authenticates as where it calls the authorization server.
 fn check_oauth(
     http: &HttpSettings,
-    source_of: &dyn Fn(&str) -> SettingSource,
+    source_of: &dyn Fn(SettingKey) -> SettingSource,
 ) -> Result<(), ConfigError> {
-    let servers = source_of("http.authorization_servers");
+    let servers = SettingKey::HttpAuthorizationServers;
+    let (resource, client) = (SettingKey::HttpResourceUrl, SettingKey::HttpOauthClientId);
+    let from = source_of(servers);
     if http.resource_url.is_none() {
         return Err(ConfigError::Conflict(format!(
-            "herald.http.authorization_servers (from {servers}) needs herald.http.resource_url: \
+            "herald.{servers} (from {from}) needs herald.{resource}: \
              the URL callers use, which every token's audience must hold (it is never taken from Host)"
         )));
     }
     let needs_client = match (http.keeper_token, &http.introspection_endpoint) {
-        (KeeperToken::Exchange, _) => Some("herald.http.keeper_token: exchange"),
-        (_, Some(_)) => Some("herald.http.introspection_endpoint"),
+        (KeeperToken::Exchange, _) => {
+            Some(format!("herald.{}: exchange", SettingKey::HttpKeeperToken))
+        }
+        (_, Some(_)) => Some(format!("herald.{}", SettingKey::HttpIntrospectionEndpoint)),
         _ => None,
     };
     if let (Some(what), None) = (needs_client, &http.oauth_client_id) {
         return Err(ConfigError::Conflict(format!(
-            "{what} (with authorization_servers from {servers}) needs herald.http.oauth_client_id: \
+            "{what} (with authorization_servers from {from}) needs herald.{client}: \
              Herald's client at the authorization server; or set keeper_token: forward where \
              Keeper accepts tokens issued for resource_url"
         )));

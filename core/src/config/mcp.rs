@@ -315,22 +315,24 @@ fn check_url(text: &str) -> Result<(), String> {
 /// Reads each server's token from `env`, then refuses what cannot start: a
 /// missing or empty token variable, a token over plain `http://` to a public
 /// host, and (`require_allowlist`) a server without a `tools` allowlist.
-/// Messages name servers and variables, never a token.
+/// Messages name servers and variables, never a token; `servers` and
+/// `allowlist` are the keys `mcp.servers` and `mcp.require_allowlist` (the
+/// caller names them: the table, `keys`, reads this module) and their sources.
 pub(crate) fn resolve_tokens(
     mcp: &mut McpSettings,
     env: &BTreeMap<String, String>,
-    servers_source: &SettingSource,
-    allowlist_source: &SettingSource,
+    (servers_key, servers_source): (&str, &SettingSource),
+    (allowlist_key, allowlist_source): (&str, &SettingSource),
 ) -> Result<(), ConfigError> {
     let invalid = |reason: String| ConfigError::Invalid {
-        key: "mcp.servers".into(),
+        key: servers_key.to_string(),
         origin: servers_source.clone(),
         reason,
     };
     for server in &mut mcp.servers {
         if mcp.require_allowlist && server.tools.is_none() {
             return Err(ConfigError::Conflict(format!(
-                "herald.mcp.require_allowlist is on (from {allowlist_source}) but the MCP server {:?} \
+                "herald.{allowlist_key} is on (from {allowlist_source}) but the MCP server {:?} \
                  (from {servers_source}) declares no tools allowlist; list the tools it may expose",
                 server.name
             )));

@@ -11,8 +11,10 @@
 //!    (`--port`, `options`).
 //!
 //! Every key is declared once, in the settings table of `keys.rs` (its type,
-//! bounds, comment and default); the key list ([`keys`]), the checks and
-//! `config/lorebase.example.yaml` ([`example_yaml`]) come from it.
+//! bounds, comment and default); the key list ([`keys`]), the typed keys
+//! ([`SettingKey`], the only way code names a key), the checks and
+//! `config/lorebase.example.yaml` ([`example_yaml`]) come from it. The flags,
+//! Node options and Python keywords standing for a key are [`aliases`].
 //! Text values (variables, text flags) are parsed by the key's type: booleans
 //! as `true`/`false` (or `1`/`0`, `yes`/`no`), lists as a JSON array or
 //! comma-separated; an empty text unsets an optional key. An unknown key, a
@@ -21,13 +23,14 @@
 //! or `secret://file/PATH`, resolved after the layers are merged.
 //!
 //! ```no_run
-//! use herald_core::config::{Overrides, Settings};
+//! use herald_core::config::{Overrides, SettingKey, Settings};
 //! let mut flags = Overrides::new();
-//! flags.set("http.port", 8091, "--port");
+//! flags.set(SettingKey::HttpPort, 8091, "--port");
 //! let settings = Settings::load(flags)?;
 //! # Ok::<(), herald_core::config::ConfigError>(())
 //! ```
 
+pub mod aliases;
 mod defaults;
 mod error;
 mod field;
@@ -46,7 +49,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use error::{ConfigError, SettingSource};
-pub use keys::{example_yaml, keys};
+pub use keys::{SettingKey, example_yaml, keys};
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
 pub use load::process_env;
 pub use mcp::{

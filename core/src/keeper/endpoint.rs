@@ -103,7 +103,10 @@ impl<const N: usize> Endpoint<N> {
         let mut url = base.clone();
         {
             let mut path = url.path_segments_mut().map_err(|()| {
-                KeeperError::Setup("herald.keeper.base_url cannot take a path".into())
+                KeeperError::Setup(format!(
+                    "herald.{} cannot take a path",
+                    crate::config::SettingKey::KeeperBaseUrl
+                ))
             })?;
             path.pop_if_empty().extend(["api", "v1", "domains"]);
             path.push(checked("domain", domain)?);

@@ -18,7 +18,8 @@ pub enum KeeperError {
     Protocol(String),
     /// Keeper's answer was larger than `keeper.max_response_bytes`.
     #[error(
-        "[validation-failed] Keeper's answer to {endpoint} is larger than herald.keeper.max_response_bytes ({limit} bytes)"
+        "[validation-failed] Keeper's answer to {endpoint} is larger than herald.{key} ({limit} bytes)",
+        key = crate::config::SettingKey::KeeperMaxResponseBytes
     )]
     TooLarge {
         /// The endpoint called (`POST /neighborhood`).

@@ -41,7 +41,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::config::{KeeperSettings, Secret};
+use crate::config::{KeeperSettings, Secret, SettingKey};
 use crate::telemetry::KeeperMetrics;
 use crate::tool::ToolCallError;
 pub use body::{CappedReadError, read_capped};
@@ -113,10 +113,11 @@ impl KeeperClient {
     /// Builds the client (one connection pool) from the settings.
     pub fn new(settings: &KeeperSettings) -> Result<Self, KeeperError> {
         if settings.trust_env && !settings.verify_tls {
-            return Err(KeeperError::Setup(
-                "herald.keeper.trust_env: true cannot go with herald.keeper.verify_tls: false"
-                    .into(),
-            ));
+            return Err(KeeperError::Setup(format!(
+                "herald.{}: true cannot go with herald.{}: false",
+                SettingKey::KeeperTrustEnv,
+                SettingKey::KeeperVerifyTls
+            )));
         }
         let base = url::Url::parse(&settings.base_url)
             .ok()
@@ -124,9 +125,10 @@ impl KeeperClient {
                 matches!(u.scheme(), "http" | "https") && u.has_host() && !u.cannot_be_a_base()
             })
             .ok_or_else(|| {
-                KeeperError::Setup(
-                    "herald.keeper.base_url is not an http:// or https:// URL".into(),
-                )
+                KeeperError::Setup(format!(
+                    "herald.{} is not an http:// or https:// URL",
+                    SettingKey::KeeperBaseUrl
+                ))
             })?;
         let timeout = Duration::from_secs(settings.timeout_s.max(1));
         let proxies = if settings.trust_env {

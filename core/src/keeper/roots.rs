@@ -15,6 +15,10 @@
 use std::path::Path;
 
 use super::error::KeeperError;
+use crate::config::SettingKey;
+
+/// The key of the file read here.
+const CA_FILE: SettingKey = SettingKey::KeeperCaFile;
 
 /// The Mozilla roots bundled in the binary, as reqwest certificates.
 pub fn bundled_roots() -> impl Iterator<Item = reqwest::Certificate> {
@@ -57,17 +61,17 @@ pub const MAX_CA_FILE_BYTES: u64 = 4 * 1024 * 1024;
 pub fn read_ca_file(path: &Path) -> Result<Vec<reqwest::Certificate>, KeeperError> {
     let shown = path.display();
     let pem = crate::regular_file::read(path, MAX_CA_FILE_BYTES).map_err(|e| {
-        KeeperError::Setup(format!("herald.keeper.ca_file: cannot read {shown}: {e}"))
+        KeeperError::Setup(format!("herald.{CA_FILE}: cannot read {shown}: {e}"))
     })?;
     let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
         KeeperError::Setup(format!(
-            "herald.keeper.ca_file: {shown} is not a PEM certificate file: {}",
+            "herald.{CA_FILE}: {shown} is not a PEM certificate file: {}",
             error_chain(&e)
         ))
     })?;
     if certs.is_empty() {
         return Err(KeeperError::Setup(format!(
-            "herald.keeper.ca_file: {shown} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
+            "herald.{CA_FILE}: {shown} holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
         )));
     }
     Ok(certs)
@@ -105,6 +109,6 @@ mod tests {
         let e = read_ca_file(&dir.path().join("missing.pem"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("herald.keeper.ca_file: cannot read"), "{e}");
+        assert!(e.contains(&format!("herald.{CA_FILE}: cannot read")), "{e}");
     }
 }

@@ -228,8 +228,9 @@ impl RemoteTools {
                 Ok(outcome) => outcome,
                 Err(_) => Err(Failure::new(
                     format!(
-                        "no answer within {} s (mcp.discovery_timeout_s)",
-                        timeout.as_secs()
+                        "no answer within {} s ({})",
+                        timeout.as_secs(),
+                        crate::config::SettingKey::McpDiscoveryTimeoutS
                     ),
                     true,
                 )),
@@ -406,8 +407,9 @@ impl RemoteTools {
             }
             Err(_) => {
                 let reason = format!(
-                    "no answer within {} s (mcp.call_timeout_s)",
-                    timeout.as_secs()
+                    "no answer within {} s ({})",
+                    timeout.as_secs(),
+                    crate::config::SettingKey::McpCallTimeoutS
                 );
                 tracing::warn!(server = %settings.name, tool = %tool.definition.name, "remote tool call: {reason}; abandoned");
                 output::failure(&settings.name, &tool.definition.name, &reason)

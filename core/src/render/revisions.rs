@@ -77,8 +77,9 @@ pub fn changes(c: &Changes, max_pages: u32, caps: &OutputSettings) -> Text {
     if let Some(s) = &c.since {
         if c.stopped_by_max_pages {
             l.line(format!(
-                "stopped: read {} (herald.changes.max_pages = {max_pages}) without reaching {}; call again with the cursor below, or use lorebase_diff",
+                "stopped: read {} (herald.{} = {max_pages}) without reaching {}; call again with the cursor below, or use lorebase_diff",
                 count(c.pages, "page", "pages"),
+                crate::config::SettingKey::ChangesMaxPages,
                 short_rev(s)
             ));
         } else if !c.reached_since {

@@ -18,7 +18,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::args::{LenientCount, LenientText, Scope, argument_names, check_names, issue, take};
+use super::args::{
+    LenientCount, LenientText, Scope, argument_names, check_names, issue, listed, take,
+};
 use super::schema;
 use super::search_hint::with_common_words;
 use super::source::ToolSource;
@@ -208,13 +210,13 @@ fn parse<T: KbTool>(arguments: &Map<String, Value>) -> Result<T::Args, ToolError
     let mut issues = Vec::new();
     // Every value of a lenient type parses: this fails only on a bug.
     let input: T::Input = serde_json::from_value(Value::Object(own))
-        .map_err(|e| invalid(vec![issue("arguments", &e.to_string())], T::USAGE))?;
+        .map_err(|e| listed(vec![issue("arguments", &e.to_string())], T::USAGE))?;
     let args = T::check(input, format, &mut issues);
     if bad_format {
         issues.push(issue("format", "must be \"text\" or \"json\""));
     }
     if !issues.is_empty() {
-        return Err(invalid(issues, T::USAGE));
+        return Err(listed(issues, T::USAGE));
     }
     Ok(args)
 }
@@ -540,22 +542,6 @@ impl GetArgs {
     /// required and not blank, `format`.
     pub fn parse(arguments: &Map<String, Value>) -> Result<Self, ToolError> {
         parse::<KbGet>(arguments)
-    }
-}
-
-fn invalid(issues: Vec<Issue>, next: &str) -> ToolError {
-    let message = if issues.len() == 1 {
-        format!("{} {}", issues[0].path, issues[0].message)
-    } else {
-        format!("{} invalid arguments", issues.len())
-    };
-    ToolError {
-        code: ProblemCode::ValidationFailed.into(),
-        message,
-        issues,
-        head: None,
-        retry_after: None,
-        next: Some(next.into()),
     }
 }
 

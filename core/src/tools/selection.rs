@@ -5,7 +5,7 @@
 //! `X-MCP-Readonly` / `X-MCP-Toolsets` / `X-MCP-Tools` headers over HTTP),
 //! which applies on top of the selection and so can never widen it.
 
-use crate::config::ToolSelection;
+use crate::config::{SettingKey, ToolSelection};
 use crate::remote::NAME_SEPARATOR;
 
 /// The group of the KB tools.
@@ -79,7 +79,8 @@ pub(crate) fn check(
             .collect();
         if !unknown.is_empty() {
             return Err(format!(
-                "tools.allow names tools that are not served here: {}; available: {}",
+                "{} names tools that are not served here: {}; available: {}",
+                SettingKey::ToolsAllow,
                 unknown.join(", "),
                 served.join(", ")
             ));
@@ -87,7 +88,7 @@ pub(crate) fn check(
     }
     for denied in &selection.deny {
         if !existing.contains(&denied.as_str()) && !denied.contains(NAME_SEPARATOR) {
-            tracing::warn!(tool = %denied, "tools.deny names a tool that does not exist");
+            tracing::warn!(tool = %denied, "{} names a tool that does not exist", SettingKey::ToolsDeny);
         }
     }
     Ok(())

@@ -6,6 +6,7 @@ pub mod shutdown;
 use std::path::Path;
 use std::sync::Arc;
 
+use herald_core::config::SettingKey;
 use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
 use herald_core::tools::Toolbox;
 use rmcp::ServiceExt;
@@ -121,7 +122,7 @@ pub(crate) fn load_settings(cli: &Cli) -> Result<Settings, ServerError> {
 /// label) applied after the flags.
 pub(crate) fn load_settings_with(
     cli: &Cli,
-    extra: &[(&str, serde_json::Value, &str)],
+    extra: &[(SettingKey, serde_json::Value, &str)],
 ) -> Result<Settings, ServerError> {
     let mut env = process_env();
     if let Some(path) = &cli.flags.config {
@@ -137,7 +138,7 @@ pub(crate) fn load_settings_with(
     }
     let mut overrides = cli.overrides();
     for (key, value, label) in extra {
-        overrides.set(key, value.clone(), label);
+        overrides.set(*key, value.clone(), label);
     }
     let settings = Settings::load_with_env(&env, &overrides)
         .map_err(|e| ServerError::Settings(e.to_string()))?;
@@ -219,7 +220,8 @@ async fn flush_spans(toolbox: &herald_core::tools::Toolbox) {
 pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
     if herald.settings.keeper.api_key.is_none() {
         tracing::info!(
-            "no keeper.api_key (LOREBASE_API_KEY): calls go to Keeper without a credential"
+            "no {} (LOREBASE_API_KEY): calls go to Keeper without a credential",
+            SettingKey::KeeperApiKey
         );
     }
     // The metrics port is bound before Herald says it serves.
@@ -285,12 +287,14 @@ fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
     ));
     if herald.settings.http.allow_anonymous {
         tracing::warn!(
-            "http.allow_anonymous is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only"
+            "{} is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only",
+            SettingKey::HttpAllowAnonymous
         );
     }
     if !addr.ip().is_loopback() && herald.settings.http.allowed_hosts.is_empty() {
         tracing::warn!(
-            "listening on {addr} but only loopback Host values are accepted; list the names callers use in http.allowed_hosts"
+            "listening on {addr} but only loopback Host values are accepted; list the names callers use in {}",
+            SettingKey::HttpAllowedHosts
         );
     }
 }

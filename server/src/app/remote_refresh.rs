@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use herald_core::config::SettingKey;
 use herald_core::remote::ServerStatus;
 use herald_core::tools::Toolbox;
 use rmcp::{Peer, RoleServer};
@@ -64,7 +65,7 @@ async fn next_tick(interval_s: u64) -> &'static str {
         std::future::pending::<()>().await;
     }
     tokio::time::sleep(Duration::from_secs(interval_s)).await;
-    "mcp.refresh_interval_s"
+    SettingKey::McpRefreshIntervalS.name()
 }
 
 /// Waits for the next SIGHUP (forever once its sender is gone).

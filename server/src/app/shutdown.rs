@@ -7,6 +7,7 @@
 //! servers' tools ([`Shutdown::hangups`], `crate::app::remote_refresh`), and when
 //! nothing listens for it, the log says there is nothing to reload.
 
+use herald_core::config::SettingKey;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -111,8 +112,9 @@ impl Shutdown {
         if self.hangups.receiver_count() == 0 {
             tracing::info!(
                 signal = "SIGHUP",
-                "SIGHUP: nothing to reload (no remote MCP servers, mcp.servers, are being \
-                 served; the settings file is read at startup only)"
+                "SIGHUP: nothing to reload (no remote MCP servers, {}, are being \
+                 served; the settings file is read at startup only)",
+                SettingKey::McpServers
             );
         } else {
             self.hangups.send_modify(|n| *n = n.wrapping_add(1));

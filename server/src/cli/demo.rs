@@ -6,7 +6,7 @@
 
 use std::io::IsTerminal;
 
-use herald_core::config::Transport;
+use herald_core::config::{SettingKey, Transport};
 use herald_core::keeper::Credential;
 use lorebase_sandbox::{AuthMode, Sandbox, SandboxOptions};
 use serde_json::{Value, json};
@@ -48,12 +48,12 @@ pub(crate) async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerErr
     .await
     .map_err(|e| ServerError::Sandbox(e.to_string()))?;
     let mut extra = vec![
-        ("keeper.base_url", json!(sandbox.url()), "demo"),
-        ("keeper.api_key", Value::Null, "demo"),
-        ("http.allow_anonymous", json!(true), "demo"),
+        (SettingKey::KeeperBaseUrl, json!(sandbox.url()), "demo"),
+        (SettingKey::KeeperApiKey, Value::Null, "demo"),
+        (SettingKey::HttpAllowAnonymous, json!(true), "demo"),
     ];
     if cli.flags.domain.is_none() {
-        extra.push(("domain", json!("supply"), "demo"));
+        extra.push((SettingKey::Domain, json!("supply"), "demo"));
     }
     let herald = Herald::build(load_settings_with(cli, &extra)?)?;
     tracing::info!(keeper = %sandbox.url(), "demo: sandbox Keeper started (Domains supply and retail, no authentication)");

@@ -12,6 +12,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
+use herald_core::config::SettingKey;
 use herald_core::config::{Settings, Transport};
 use herald_core::keeper::roots::{build_client, error_chain};
 
@@ -43,9 +44,10 @@ pub(crate) fn target(url: Option<&str>, settings: &Settings) -> Result<HealthTar
     }
     let http = &settings.http;
     if http.port == 0 {
-        return Err(ServerError::Usage(
-            "http.port is 0 (a free port picked at start): give the URL, lorebase-herald health http://HOST:PORT/healthz".into(),
-        ));
+        return Err(ServerError::Usage(format!(
+            "{} is 0 (a free port picked at start): give the URL, lorebase-herald health http://HOST:PORT/healthz",
+            SettingKey::HttpPort
+        )));
     }
     let host = http.host.trim_matches(['[', ']']);
     let host = match host.parse::<IpAddr>() {

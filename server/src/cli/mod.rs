@@ -13,7 +13,8 @@ pub(crate) mod tool_tokens;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use herald_core::config::{LogFormat, Overrides};
+use herald_core::config::aliases::{flag, flag_label};
+use herald_core::config::{LogFormat, Overrides, SettingKey};
 use serde_json::{Value, json};
 
 /// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
@@ -53,35 +54,40 @@ pub(crate) struct Flags {
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// stdio (one Herald per agent) or streamable_http (one shared Herald).
-    #[arg(long, global = true, value_enum)]
+    #[arg(long = const { flag(SettingKey::Transport) }, global = true, value_enum)]
     pub transport: Option<TransportArg>,
     /// Streamable HTTP: the address to listen on (default 127.0.0.1).
-    #[arg(long, global = true)]
+    #[arg(long = const { flag(SettingKey::HttpHost) }, global = true)]
     pub host: Option<String>,
     /// Streamable HTTP: the port to listen on (default 8090; 0 picks a free one).
-    #[arg(long, global = true)]
+    #[arg(long = const { flag(SettingKey::HttpPort) }, global = true)]
     pub port: Option<u16>,
     /// The Domain used when a call names none.
-    #[arg(long, global = true)]
+    #[arg(long = const { flag(SettingKey::Domain) }, global = true)]
     pub domain: Option<String>,
     /// The branch used when a call names none.
-    #[arg(long, global = true)]
+    #[arg(long = const { flag(SettingKey::Branch) }, global = true)]
     pub branch: Option<String>,
     /// Keeper's origin (instead of LOREBASE_URL).
-    #[arg(long = "keeper-url", global = true, value_name = "URL")]
+    #[arg(long = const { flag(SettingKey::KeeperBaseUrl) }, global = true, value_name = "URL")]
     pub keeper_url: Option<String>,
     /// The markdown knowledge-base directory (serves kb_search and kb_get).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long = const { flag(SettingKey::KbDir) }, global = true, value_name = "DIR")]
     pub kb: Option<PathBuf>,
     /// Drop lorebase_execute: serve read tools only.
-    #[arg(long = "read-only", global = true)]
+    #[arg(long = const { flag(SettingKey::ToolsReadOnly) }, global = true)]
     pub read_only: bool,
     /// Serve only these tools (comma-separated exact names).
-    #[arg(long, global = true, value_delimiter = ',', value_name = "NAMES")]
+    #[arg(
+        long = const { flag(SettingKey::ToolsAllow) },
+        global = true,
+        value_delimiter = ',',
+        value_name = "NAMES"
+    )]
     pub tools: Option<Vec<String>>,
     /// Never serve these tools (comma-separated exact names).
     #[arg(
-        long = "exclude-tools",
+        long = const { flag(SettingKey::ToolsDeny) },
         global = true,
         value_delimiter = ',',
         value_name = "NAMES"
@@ -91,7 +97,7 @@ pub(crate) struct Flags {
     #[arg(long = "log-level", global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
     /// Log format on stderr: text, or json (one JSON object per line).
-    #[arg(long = "log-format", global = true, value_enum)]
+    #[arg(long = const { flag(SettingKey::LogFormat) }, global = true, value_enum)]
     pub log_format: Option<LogFormatArg>,
 }
 
@@ -180,6 +186,9 @@ pub(crate) enum ListFormat {
     Json,
 }
 
+/// The source label of the settings the `kb DIR` command sets.
+const KB_COMMAND: &str = "kb DIR";
+
 /// The tools of the KB-only mode (`kb DIR`).
 pub(crate) const KB_TOOLS: [&str; 2] = ["kb_search", "kb_get"];
 
@@ -194,63 +203,64 @@ impl Cli {
         matches!(self.command, Some(Command::Kb { .. }))
     }
 
-    /// The overrides layer: one entry per flag given, as a dotted key below
-    /// the YAML `herald` section, its value, and the flag that set it (named
-    /// in error messages).
-    pub(crate) fn override_entries(&self) -> Vec<(&'static str, Value, &'static str)> {
+    /// The overrides layer: one entry per flag given, as a settings key,
+    /// its value, and the flag that set it (named in error messages; the
+    /// flags are the settings table's, `herald_core::config::aliases`).
+    pub(crate) fn override_entries(&self) -> Vec<(SettingKey, Value, String)> {
         let f = &self.flags;
-        let mut out = Vec::new();
-        if let Some(t) = f.transport {
-            out.push(("transport", json!(t.as_str()), "--transport"));
-        }
-        if let Some(h) = &f.host {
-            out.push(("http.host", json!(h), "--host"));
-        }
-        if let Some(p) = f.port {
-            out.push(("http.port", json!(p), "--port"));
-        }
-        if let Some(d) = &f.domain {
-            out.push(("domain", json!(d), "--domain"));
-        }
-        if let Some(b) = &f.branch {
-            out.push(("branch", json!(b), "--branch"));
-        }
-        if let Some(u) = &f.keeper_url {
-            out.push(("keeper.base_url", json!(u), "--keeper-url"));
-        }
-        match (&self.command, &f.kb) {
+        let given = |key: SettingKey, value: Option<Value>| {
+            value.map(|v| (key, v, flag_label(key).unwrap_or_default()))
+        };
+        let by_command = |key: SettingKey, value: Value| Some((key, value, KB_COMMAND.to_string()));
+        let kb_dir = match (&self.command, &f.kb) {
             (Some(Command::Kb { dir }), _) => {
-                out.push(("kb.dir", json!(dir.to_string_lossy()), "kb DIR"));
+                by_command(SettingKey::KbDir, json!(dir.to_string_lossy()))
             }
-            (_, Some(dir)) => out.push(("kb.dir", json!(dir.to_string_lossy()), "--kb")),
-            _ => {}
-        }
-        if f.read_only {
-            out.push(("tools.read_only", json!(true), "--read-only"));
-        }
-        match (&f.tools, self.kb_only()) {
-            (Some(allow), _) => out.push(("tools.allow", json!(clean_names(allow)), "--tools")),
-            (None, true) => out.push(("tools.allow", json!(KB_TOOLS), "kb DIR")),
-            (None, false) => {}
-        }
-        if let Some(deny) = &f.exclude_tools {
-            out.push(("tools.deny", json!(clean_names(deny)), "--exclude-tools"));
-        }
-        if let Some(format) = f.log_format {
-            out.push((
-                "log.format",
-                json!(format.format().as_str()),
-                "--log-format",
-            ));
-        }
-        out
+            (_, dir) => given(
+                SettingKey::KbDir,
+                dir.as_ref().map(|d| json!(d.to_string_lossy())),
+            ),
+        };
+        let allow = match (&f.tools, self.kb_only()) {
+            (Some(allow), _) => given(SettingKey::ToolsAllow, Some(json!(clean_names(allow)))),
+            (None, true) => by_command(SettingKey::ToolsAllow, json!(KB_TOOLS)),
+            (None, false) => None,
+        };
+        [
+            given(
+                SettingKey::Transport,
+                f.transport.map(|t| json!(t.as_str())),
+            ),
+            given(SettingKey::HttpHost, f.host.as_ref().map(|h| json!(h))),
+            given(SettingKey::HttpPort, f.port.map(|p| json!(p))),
+            given(SettingKey::Domain, f.domain.as_ref().map(|d| json!(d))),
+            given(SettingKey::Branch, f.branch.as_ref().map(|b| json!(b))),
+            given(
+                SettingKey::KeeperBaseUrl,
+                f.keeper_url.as_ref().map(|u| json!(u)),
+            ),
+            kb_dir,
+            given(SettingKey::ToolsReadOnly, f.read_only.then(|| json!(true))),
+            allow,
+            given(
+                SettingKey::ToolsDeny,
+                f.exclude_tools.as_ref().map(|d| json!(clean_names(d))),
+            ),
+            given(
+                SettingKey::LogFormat,
+                f.log_format.map(|l| json!(l.format().as_str())),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     /// [`Cli::override_entries`] as the settings' top layer.
     pub(crate) fn overrides(&self) -> Overrides {
         let mut overrides = Overrides::new();
         for (key, value, label) in self.override_entries() {
-            overrides.set(key, value, label);
+            overrides.set(key, value, &label);
         }
         overrides
     }
@@ -277,15 +287,12 @@ mod tests {
         Cli::parse_args(&args).expect("parses")
     }
 
-    fn entries(cli: &Cli) -> Vec<(String, Value, String)> {
+    fn entries(cli: &Cli) -> Vec<(SettingKey, Value, String)> {
         cli.override_entries()
-            .into_iter()
-            .map(|(k, v, l)| (k.to_string(), v, l.to_string()))
-            .collect()
     }
 
-    fn e(k: &str, v: Value, l: &str) -> (String, Value, String) {
-        (k.into(), v, l.into())
+    fn e(k: SettingKey, v: Value, l: &str) -> (SettingKey, Value, String) {
+        (k, v, l.into())
     }
 
     #[test]
@@ -320,19 +327,31 @@ mod tests {
         assert_eq!(
             entries(&cli),
             vec![
-                e("transport", json!("streamable_http"), "--transport"),
-                e("http.host", json!("::1"), "--host"),
-                e("http.port", json!(0), "--port"),
-                e("domain", json!("supply"), "--domain"),
-                e("keeper.base_url", json!("http://k:1"), "--keeper-url"),
-                e("tools.read_only", json!(true), "--read-only"),
                 e(
-                    "tools.allow",
+                    SettingKey::Transport,
+                    json!("streamable_http"),
+                    "--transport"
+                ),
+                e(SettingKey::HttpHost, json!("::1"), "--host"),
+                e(SettingKey::HttpPort, json!(0), "--port"),
+                e(SettingKey::Domain, json!("supply"), "--domain"),
+                e(
+                    SettingKey::KeeperBaseUrl,
+                    json!("http://k:1"),
+                    "--keeper-url"
+                ),
+                e(SettingKey::ToolsReadOnly, json!(true), "--read-only"),
+                e(
+                    SettingKey::ToolsAllow,
                     json!(["lorebase_get", "lorebase_schema"]),
                     "--tools"
                 ),
-                e("tools.deny", json!(["lorebase_diff"]), "--exclude-tools"),
-                e("log.format", json!("json"), "--log-format"),
+                e(
+                    SettingKey::ToolsDeny,
+                    json!(["lorebase_diff"]),
+                    "--exclude-tools"
+                ),
+                e(SettingKey::LogFormat, json!("json"), "--log-format"),
             ]
         );
     }
@@ -344,8 +363,12 @@ mod tests {
         assert_eq!(
             entries(&cli),
             vec![
-                e("transport", json!("streamable_http"), "--transport"),
-                e("http.port", json!(9), "--port"),
+                e(
+                    SettingKey::Transport,
+                    json!("streamable_http"),
+                    "--transport"
+                ),
+                e(SettingKey::HttpPort, json!(9), "--port"),
             ]
         );
     }
@@ -357,14 +380,18 @@ mod tests {
         assert_eq!(
             entries(&cli),
             vec![
-                e("kb.dir", json!("/tmp/kb"), "kb DIR"),
-                e("tools.allow", json!(["kb_search", "kb_get"]), "kb DIR"),
+                e(SettingKey::KbDir, json!("/tmp/kb"), "kb DIR"),
+                e(
+                    SettingKey::ToolsAllow,
+                    json!(["kb_search", "kb_get"]),
+                    "kb DIR"
+                ),
             ]
         );
         let narrowed = parse(&["kb", "/tmp/kb", "--tools", "kb_search"]);
         assert_eq!(
             entries(&narrowed)[1],
-            e("tools.allow", json!(["kb_search"]), "--tools")
+            e(SettingKey::ToolsAllow, json!(["kb_search"]), "--tools")
         );
     }
 

@@ -31,6 +31,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use herald_core::config::SettingKey;
 use herald_core::config::{MetricsSettings, Secret};
 use herald_core::kb::KbCatalog;
 use herald_core::tools::Toolbox;
@@ -179,11 +180,17 @@ async fn admit_scrape(
     if let Some(expected) = &access.bearer
         && !bearer_matches(request.headers(), expected)
     {
-        tracing::warn!("refused a metrics scrape without the bearer of metrics.bearer_token");
+        tracing::warn!(
+            "refused a metrics scrape without the bearer of {}",
+            SettingKey::MetricsBearerToken
+        );
         let mut refused = refusal(
             StatusCode::UNAUTHORIZED,
             -32001,
-            "Unauthorized: /metrics needs the bearer of metrics.bearer_token",
+            &format!(
+                "Unauthorized: /metrics needs the bearer of {}",
+                SettingKey::MetricsBearerToken
+            ),
         );
         refused.headers_mut().insert(
             header::WWW_AUTHENTICATE,
@@ -300,7 +307,12 @@ pub(crate) async fn bind(
     let listener = tokio::net::TcpListener::bind((host, port))
         .await
         .map_err(|source| ServerError::Bind {
-            addr: format!("{}:{port} (metrics.host, metrics.port)", settings.host),
+            addr: format!(
+                "{}:{port} ({}, {})",
+                settings.host,
+                SettingKey::MetricsHost,
+                SettingKey::MetricsPort
+            ),
             source,
         })?;
     Ok(Some(listener))

@@ -38,6 +38,7 @@ use axum::Router;
 use axum::middleware::from_fn_with_state;
 use axum::routing::get;
 use herald_core::config::HttpSettings;
+use herald_core::config::SettingKey;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
@@ -103,7 +104,8 @@ pub fn router(
         || path.starts_with(WELL_KNOWN)
     {
         return Err(ServerError::Settings(format!(
-            "http.path: {path:?} is reserved; use a path such as /mcp"
+            "{}: {path:?} is reserved; use a path such as /mcp",
+            SettingKey::HttpPath
         )));
     }
     // Layers run from the last added: the OAuth gate (before any body is

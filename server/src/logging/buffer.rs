@@ -27,6 +27,7 @@
 //! are written. A process killed with SIGKILL loses the lines of its last
 //! [`FLUSH_EVERY`] at most.
 
+use herald_core::config::SettingKey;
 use std::cell::Cell;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -232,7 +233,8 @@ impl Shared {
                     target: "lorebase_herald",
                     dropped,
                     "{dropped} log lines were dropped: stderr was not read \
-                     (herald_log_lines_dropped_total counts them; log.audit_file keeps every audit line)"
+                     (herald_log_lines_dropped_total counts them; {} keeps every audit line)",
+                    SettingKey::LogAuditFile
                 );
             }
             let mut pending = self.lock();

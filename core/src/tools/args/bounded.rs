@@ -12,7 +12,8 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
-use super::parse::{Arg, invalid};
+use super::failure::invalid;
+use super::parse::Arg;
 use crate::error::ToolError;
 use crate::keeper::model::{RecordRef, RefParseError};
 

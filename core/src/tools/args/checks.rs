@@ -3,10 +3,9 @@
 //! fixes every bad argument at once (as Keeper's own validation lists every
 //! issue), each on its line with its path.
 
-use super::parse::{Arg, ECHOED_NAME_CHARS, invalid};
+use super::failure::{invalid, merged};
+use super::parse::Arg;
 use crate::error::ToolError;
-use crate::keeper::model::ProblemCode;
-use crate::render::caps::cut_value;
 
 /// The argument checks of one call, gathered.
 #[derive(Debug, Default)]
@@ -49,29 +48,6 @@ impl Checks {
         self.done()?;
         value.ok_or_else(|| invalid("arguments", "could not be checked"))
     }
-}
-
-/// One error for several: the first alone as it is; several as one
-/// `[validation-failed] invalid arguments `a`, `b`` with every issue, and
-/// the default `next:` (fix the issues above, then call again).
-fn merged(mut errors: Vec<ToolError>) -> Option<ToolError> {
-    if errors.len() <= 1 {
-        return errors.pop();
-    }
-    let issues: Vec<_> = errors.into_iter().flat_map(|e| e.issues).collect();
-    let mut names: Vec<String> = Vec::new();
-    for issue in &issues {
-        let name = format!("`{}`", cut_value(&issue.path, ECHOED_NAME_CHARS));
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    let mut e = ToolError::new(
-        ProblemCode::ValidationFailed,
-        format!("invalid arguments {}", names.join(", ")),
-    );
-    e.issues = issues;
-    Some(e)
 }
 
 #[cfg(test)]

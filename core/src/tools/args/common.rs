@@ -7,11 +7,19 @@ use serde_json::{Map, Value};
 
 use super::bounded::Name;
 use super::checks::Checks;
-use super::parse::{invalid, take};
-use crate::config::Settings;
+use super::failure::invalid;
+use super::parse::take;
+use crate::config::{SettingKey, Settings};
 use crate::error::ToolError;
 use crate::keeper::model::ReadAt;
 use crate::render::OutputFormat;
+
+/// The shared arguments' names, in [`SharedArgs`]' order (a test holds them
+/// to its fields).
+const DOMAIN: &str = "domain";
+const BRANCH: &str = "branch";
+const AT: &str = "at";
+const FORMAT: &str = "format";
 
 /// The longest Domain name.
 const DOMAIN_MAX: usize = 128;
@@ -74,10 +82,10 @@ impl Scope {
     /// The names of the shared arguments taken, in schema order.
     fn names(self) -> impl Iterator<Item = &'static str> {
         [
-            self.domain.then_some("domain"),
-            self.branch.then_some("branch"),
-            self.at.then_some("at"),
-            Some("format"),
+            self.domain.then_some(DOMAIN),
+            self.branch.then_some(BRANCH),
+            self.at.then_some(AT),
+            Some(FORMAT),
         ]
         .into_iter()
         .flatten()
@@ -119,37 +127,38 @@ pub(crate) fn take_common(
     scope: Scope,
 ) -> Result<Common, ToolError> {
     let mut v = Checks::default();
-    let format: Option<OutputFormat> = v.keep(take(args, "format")).flatten();
+    let format: Option<OutputFormat> = v.keep(take(args, FORMAT)).flatten();
     // `None` when the argument did not parse (its error is kept).
-    let domain: Option<Option<Name<DOMAIN_MAX>>> = v.keep(take(args, "domain"));
+    let domain: Option<Option<Name<DOMAIN_MAX>>> = v.keep(take(args, DOMAIN));
     let branch: Option<Name<BRANCH_MAX>> = if scope.branch {
-        v.keep(take(args, "branch")).flatten()
+        v.keep(take(args, BRANCH)).flatten()
     } else {
         None
     };
     let at: Option<Name<AT_MAX>> = if scope.at {
-        v.keep(take(args, "at")).flatten()
+        v.keep(take(args, AT)).flatten()
     } else {
         None
     };
     let domain = match domain.map(|d| d.or_else(|| settings.domain.clone().map(Name::new))) {
         None => String::new(),
-        Some(Some(d)) => v.check(d, "domain"),
+        Some(Some(d)) => v.check(d, DOMAIN),
         Some(None) => {
             v.keep::<()>(Err(ToolError {
-                next: Some(
-                    "pass `domain`, or configure a default (LOREBASE_DOMAIN, herald.domain)".into(),
-                ),
-                ..invalid("domain", "no Domain given and no default Domain configured")
+                next: Some(format!(
+                    "pass `{DOMAIN}`, or configure a default (LOREBASE_DOMAIN, herald.{})",
+                    SettingKey::Domain
+                )),
+                ..invalid(DOMAIN, "no Domain given and no default Domain configured")
             }));
             String::new()
         }
     };
     let branch = match branch {
-        Some(b) => Some(v.check(b, "branch")),
+        Some(b) => Some(v.check(b, BRANCH)),
         None => settings.branch.clone(),
     };
-    let at = v.check(at, "at");
+    let at = v.check(at, AT);
     v.done()?;
     Ok(Common {
         domain,
@@ -165,6 +174,15 @@ mod tests {
 
     fn map(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    /// The names taken are the fields of the struct whose schema a model sees.
+    #[test]
+    fn the_names_are_the_shared_fields() {
+        let shared = shared_schemas(&mut schemars::SchemaGenerator::default());
+        let fields: Vec<&str> = shared.keys().map(String::as_str).collect();
+        assert_eq!(fields, [DOMAIN, BRANCH, AT, FORMAT]);
+        assert_eq!(Scope::READ.names().collect::<Vec<_>>(), fields);
     }
 
     #[test]

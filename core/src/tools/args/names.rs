@@ -4,13 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::parse::ECHOED_NAME_CHARS;
+use super::failure;
 use crate::error::ToolError;
-use crate::keeper::model::{Issue, ProblemCode};
-use crate::render::caps::cut_value;
-
-/// Unknown arguments named in the message (the issues list every one).
-const NAMED_UNKNOWN: usize = 3;
 
 /// The argument names an input schema lists, in its order.
 pub(crate) fn argument_names(input_schema: &Value) -> Vec<String> {
@@ -29,30 +24,5 @@ pub(crate) fn check_names(
     if unknown.is_empty() {
         return Ok(());
     }
-    let mut names: Vec<String> = unknown
-        .iter()
-        .take(NAMED_UNKNOWN)
-        .map(|k| format!("`{}`", cut_value(k, ECHOED_NAME_CHARS)))
-        .collect();
-    if unknown.len() > NAMED_UNKNOWN {
-        names.push(format!("{} more", unknown.len() - NAMED_UNKNOWN));
-    }
-    Err(ToolError {
-        code: ProblemCode::ValidationFailed.into(),
-        message: format!(
-            "unknown argument {}; this tool takes: {}",
-            names.join(", "),
-            accepted.join(", ")
-        ),
-        issues: unknown
-            .iter()
-            .map(|k| Issue {
-                path: (*k).clone(),
-                message: "unknown argument".into(),
-            })
-            .collect(),
-        head: None,
-        retry_after: None,
-        next: None,
-    })
+    Err(failure::unknown(&unknown, accepted))
 }

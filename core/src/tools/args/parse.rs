@@ -5,17 +5,12 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::failure::invalid;
 use crate::error::ToolError;
-use crate::keeper::model::{Issue, ProblemCode};
-use crate::render::caps::cut_value;
-
-/// The longest argument name or path repeated in a message (the issue line
-/// carries it too, cut to `output.max_value_chars`).
-pub(crate) const ECHOED_NAME_CHARS: usize = 64;
 
 /// An argument whose type declares its bounds (the same bounds its JSON
-/// Schema shows): parsed first, checked when the handler asks, so the handler
-/// decides the order of the checks and a failure names the argument.
+/// Schema shows): parsed first, then checked (by [`Arguments::check`], in
+/// the order of its struct's fields), a failure naming the argument.
 pub(crate) trait Arg: Sized {
     /// The checked value.
     type Checked;
@@ -32,22 +27,19 @@ impl<T: Arg> Arg for Option<T> {
     }
 }
 
-/// A `[validation-failed]` error naming the argument: the message names it,
-/// its one issue says what is wrong (so what is wrong, which may quote the
-/// value sent, is said once).
-pub(crate) fn invalid(arg: &str, message: impl Into<String>) -> ToolError {
-    let message = message.into();
-    ToolError {
-        code: ProblemCode::ValidationFailed.into(),
-        message: format!("invalid argument `{}`", cut_value(arg, ECHOED_NAME_CHARS)),
-        issues: vec![Issue {
-            path: arg.to_string(),
-            message,
-        }],
-        head: None,
-        retry_after: None,
-        next: None,
-    }
+/// A tool's own arguments (declared with `tool_arguments!`): parsed, then
+/// each checked by its type, every failure of a call in one error.
+pub(crate) trait Arguments {
+    /// The arguments, each checked.
+    type Checked;
+
+    /// Checks every argument, naming each failure by its field.
+    fn check(self) -> Result<Self::Checked, ToolError>;
+}
+
+/// An argument's name from its field's (`r#ref` is `ref`, as serde names it).
+pub(crate) fn field_name(field: &'static str) -> &'static str {
+    field.strip_prefix("r#").unwrap_or(field)
 }
 
 /// Removes one argument and parses it (`null` counts as absent).
@@ -117,6 +109,7 @@ pub(crate) fn joined(values: Option<Vec<String>>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keeper::model::ProblemCode;
     use serde::Deserialize;
     use serde_json::json;
 

@@ -6,10 +6,12 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
-use super::parse::{Arg, invalid};
+use super::failure::invalid;
+use super::parse::Arg;
 use crate::error::ToolError;
-use crate::keeper::model::{Predicate, ResolveLevel};
+use crate::keeper::model::{OriginType, Predicate, ResolveLevel, SchemaDetail};
 
 /// A boolean whose default (what leaving it out means) is `DEFAULT`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -24,20 +26,40 @@ argument_schema!(
     }
 );
 
-impl<const DEFAULT: bool> Arg for Flag<DEFAULT> {
-    type Checked = bool;
-
-    fn check(self, _arg: &str) -> Result<bool, ToolError> {
-        Ok(self.0)
-    }
-}
-
 impl<const DEFAULT: bool> Flag<DEFAULT> {
     /// The value given, else the default.
     pub(crate) fn or_default(flag: Option<Self>) -> bool {
         flag.map_or(DEFAULT, |f| f.0)
     }
+
+    /// The value given, if any (passed on for Keeper to default).
+    pub(crate) fn given(flag: Option<Self>) -> Option<bool> {
+        flag.map(|f| f.0)
+    }
 }
+
+/// Arguments whose type is their whole check (a flag, Keeper's wire enums,
+/// an Operation's parameters, checked by Keeper).
+macro_rules! unchecked {
+    ($(impl<$(const $bound:ident: $bound_ty:ty),*> $ty:ty),+ $(,)?) => {
+        $(
+            impl<$(const $bound: $bound_ty),*> Arg for $ty {
+                type Checked = Self;
+
+                fn check(self, _arg: &str) -> Result<Self, ToolError> {
+                    Ok(self)
+                }
+            }
+        )+
+    };
+}
+
+unchecked!(
+    impl<const DEFAULT: bool> Flag<DEFAULT>,
+    impl<> SchemaDetail,
+    impl<> OriginType,
+    impl<> Map<String, Value>,
+);
 
 /// The characters a text argument may hold: its first, the others, and its
 /// length in bytes (the api name's and the slug's check).
@@ -213,6 +235,7 @@ mod tests {
         );
         assert!(Flag::<true>::or_default(None));
         assert!(!Flag::<true>::or_default(Some(Flag(false))));
+        assert_eq!(Flag::<true>::given(None), None);
     }
 
     /// The first character, the others and the length, each refused alone.

@@ -1,8 +1,6 @@
 //! The agent endpoints: `lorebase_context` (a context pack) and
 //! `lorebase_execute` (Operation runs, the only write).
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::tool::{Ctx, LorebaseTool};
@@ -13,8 +11,8 @@ use crate::keeper::model::{
 };
 use crate::render;
 use crate::tools::args::{
-    AnyObject, ApiName, Checks, Common, Flag, Int, Name, Names, Refs, Revision, Scope, Slug, Text,
-    invalid,
+    AnyObject, ApiName, Common, Flag, Int, Name, Names, Refs, Revision, Scope, Slug, Text, invalid,
+    tool_arguments,
 };
 
 /// Seeds taken from the search hits of a question.
@@ -24,22 +22,26 @@ const QUESTION_SEEDS: u32 = 5;
 /// `records`, `POST .../search` first and the hits become the seeds.
 pub(crate) struct LorebaseContext;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ContextArgs {
-    /// Seed Records (Kind/key), or give `question`.
-    records: Option<Refs<20>>,
-    /// A short question: its search hits become the seeds.
-    question: Option<Text<1000>>,
-    /// Hops from the seeds; default the lens's or Keeper's.
-    depth: Option<Int<0, 3>>,
-    /// Relations to follow; default all, or the lens's.
-    relations: Option<Names<50>>,
-    /// Only neighbors of Kinds implementing these Traits.
-    traits: Option<Names<20>>,
-    /// A lens (read preset) giving Relations, depth and budget.
-    lens: Option<Name<128>>,
-    /// Trim the pack to about this many tokens.
-    token_budget: Option<Int<100, 100_000>>,
+tool_arguments! {
+    // Checked as before the types carried the rules: the question and the
+    // narrowing first, the seeds last.
+    pub(crate) struct ContextArgs => ContextChecked
+        checked in (question, traits, lens, depth, relations, token_budget, records) {
+        /// Seed Records (Kind/key), or give `question`.
+        records: Option<Refs<20>>,
+        /// A short question: its search hits become the seeds.
+        question: Option<Text<1000>>,
+        /// Hops from the seeds; default the lens's or Keeper's.
+        depth: Option<Int<0, 3>>,
+        /// Relations to follow; default all, or the lens's.
+        relations: Option<Names<50>>,
+        /// Only neighbors of Kinds implementing these Traits.
+        traits: Option<Names<20>>,
+        /// A lens (read preset) giving Relations, depth and budget.
+        lens: Option<Name<128>>,
+        /// Trim the pack to about this many tokens.
+        token_budget: Option<Int<100, 100_000>>,
+    }
 }
 
 impl LorebaseTool for LorebaseContext {
@@ -53,24 +55,19 @@ impl LorebaseTool for LorebaseContext {
     type Args = ContextArgs;
     type Answer = ContextPack;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: ContextArgs) -> Result<ContextPack, ToolError> {
-        let mut v = Checks::default();
-        let question = v.check(a.question, "question");
-        let traits = v.check(a.traits, "traits");
-        let lens = v.check(a.lens, "lens");
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ContextChecked) -> Result<ContextPack, ToolError> {
+        let (question, traits, lens) = (a.question, a.traits, a.lens);
         let mut req = ContextRequest {
             read: c.read.clone(),
             records: Vec::new(),
             question: question.clone(),
-            depth: v.check(a.depth, "depth"),
-            relations: v.check(a.relations, "relations"),
+            depth: a.depth,
+            relations: a.relations,
             traits: traits.clone(),
             lens: lens.clone(),
-            token_budget: v.check(a.token_budget, "token_budget"),
+            token_budget: a.token_budget,
         };
-        let records = v.check(a.records, "records");
-        v.done()?;
-        match (records, question) {
+        match (a.records, question) {
             (Some(records), _) => req.records = records,
             (None, Some(q)) => {
                 let search = SearchRequest {
@@ -116,33 +113,34 @@ impl LorebaseTool for LorebaseContext {
 /// `dry_run: false`.
 pub(crate) struct LorebaseExecute;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ExecuteArgs {
-    /// Its api name, as lorebase_schema lists it.
-    operation: ApiName,
-    /// Its parameters, as lorebase_schema lists them.
-    #[schemars(with = "AnyObject")]
-    parameters: Map<String, Value>,
-    /// Check without writing.
-    dry_run: Option<Flag<true>>,
-    /// The head the dry run reported (stale-head if the branch moved).
-    expected_head: Option<Revision>,
-    /// Retries with the same key commit once.
-    // Clients of MCP 2026-07-28 mirror it in the header
-    // `Mcp-Param-Idempotency-Key` (SEP-2243), so a balancer may resend the
-    // call (deploy/nginx/herald.conf).
-    #[schemars(extend("x-mcp-header" = "Idempotency-Key"))]
-    idempotency_key: Option<Name<200>>,
-    /// The Revision's message.
-    message: Option<Text<1000>>,
-    /// A short slug: run on agent/{agent}/{task}, open a Proposal.
-    task: Option<Slug>,
-    /// Why: the Proposal's description.
-    intent: Option<Text<2000>>,
-    /// Open a Proposal when review is required (with `task`).
-    auto_propose: Option<Flag<false>>,
-    /// Merge the Proposal at once if the Domain allows.
-    auto_merge: Option<Flag<false>>,
+tool_arguments! {
+    pub(crate) struct ExecuteArgs => ExecuteChecked {
+        /// Its api name, as lorebase_schema lists it.
+        operation: ApiName,
+        /// Its parameters, as lorebase_schema lists them.
+        #[schemars(with = "AnyObject")]
+        parameters: Map<String, Value>,
+        /// Check without writing.
+        dry_run: Option<Flag<true>>,
+        /// The head the dry run reported (stale-head if the branch moved).
+        expected_head: Option<Revision>,
+        /// Retries with the same key commit once.
+        // Clients of MCP 2026-07-28 mirror it in the header
+        // `Mcp-Param-Idempotency-Key` (SEP-2243), so a balancer may resend the
+        // call (deploy/nginx/herald.conf).
+        #[schemars(extend("x-mcp-header" = "Idempotency-Key"))]
+        idempotency_key: Option<Name<200>>,
+        /// The Revision's message.
+        message: Option<Text<1000>>,
+        /// A short slug: run on agent/{agent}/{task}, open a Proposal.
+        task: Option<Slug>,
+        /// Why: the Proposal's description.
+        intent: Option<Text<2000>>,
+        /// Open a Proposal when review is required (with `task`).
+        auto_propose: Option<Flag<false>>,
+        /// Merge the Proposal at once if the Domain allows.
+        auto_merge: Option<Flag<false>>,
+    }
 }
 
 impl LorebaseTool for LorebaseExecute {
@@ -158,9 +156,7 @@ impl LorebaseTool for LorebaseExecute {
     type Args = ExecuteArgs;
     type Answer = ExecuteResult;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: ExecuteArgs) -> Result<ExecuteResult, ToolError> {
-        let mut v = Checks::default();
-        let operation = v.check(a.operation, "operation");
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ExecuteChecked) -> Result<ExecuteResult, ToolError> {
         // `intent`, `auto_propose` and `auto_merge` are passed on as given
         // and Keeper answers (auto_propose without a task is Keeper's
         // validation-failed, herald.md).
@@ -168,18 +164,17 @@ impl LorebaseTool for LorebaseExecute {
             branch: c.read.branch.clone(),
             parameters: a.parameters,
             dry_run: Flag::or_default(a.dry_run),
-            expected_head: v.check(a.expected_head, "expected_head"),
-            idempotency_key: v.check(a.idempotency_key, "idempotency_key"),
-            message: v.check(a.message, "message"),
-            task: v.check(a.task, "task"),
-            intent: v.check(a.intent, "intent"),
-            auto_propose: v.check(a.auto_propose, "auto_propose"),
-            auto_merge: v.check(a.auto_merge, "auto_merge"),
+            expected_head: a.expected_head,
+            idempotency_key: a.idempotency_key,
+            message: a.message,
+            task: a.task,
+            intent: a.intent,
+            auto_propose: Flag::given(a.auto_propose),
+            auto_merge: Flag::given(a.auto_merge),
         };
-        v.done()?;
         Ok(ctx
             .keeper
-            .execute(ctx.cred, &c.domain, &operation, &req)
+            .execute(ctx.cred, &c.domain, &a.operation, &req)
             .await?)
     }
 

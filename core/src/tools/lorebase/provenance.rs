@@ -1,25 +1,22 @@
 //! Provenance: `lorebase_explain`, `lorebase_history`, `lorebase_lineage`.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-
 use super::tool::{Ctx, LorebaseTool};
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{Explain, History, Lineage, ProvenanceParams};
 use crate::render;
-use crate::tools::args::{Arg, Checks, Common, Flag, Int, Name, Names, Ref, Scope, joined};
+use crate::tools::args::{Common, Flag, Int, Name, Names, Ref, Scope, joined, tool_arguments};
 
 /// `lorebase_explain`: `GET .../records/{key}/explain`.
 pub(crate) struct LorebaseExplain;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ExplainArgs {
-    /// The Record, Kind/key.
-    #[serde(rename = "ref")]
-    record: Ref,
-    /// Explain only these attributes.
-    attributes: Option<Names<100>>,
+tool_arguments! {
+    pub(crate) struct ExplainArgs => ExplainChecked {
+        /// The Record, Kind/key.
+        r#ref: Ref,
+        /// Explain only these attributes.
+        attributes: Option<Names<100>>,
+    }
 }
 
 impl LorebaseTool for LorebaseExplain {
@@ -33,18 +30,15 @@ impl LorebaseTool for LorebaseExplain {
     type Args = ExplainArgs;
     type Answer = Explain;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: ExplainArgs) -> Result<Explain, ToolError> {
-        let mut v = Checks::default();
-        let record = v.keep(a.record.check("ref"));
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ExplainChecked) -> Result<Explain, ToolError> {
         let params = ProvenanceParams {
             read: c.read.clone(),
-            attributes: joined(v.check(a.attributes, "attributes")),
+            attributes: joined(a.attributes),
             ..ProvenanceParams::default()
         };
-        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
-            .explain(ctx.cred, &c.domain, &record, &params)
+            .explain(ctx.cred, &c.domain, &a.r#ref, &params)
             .await?)
     }
 
@@ -56,17 +50,17 @@ impl LorebaseTool for LorebaseExplain {
 /// `lorebase_history`: `GET .../records/{key}/history`.
 pub(crate) struct LorebaseHistory;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct HistoryArgs {
-    /// The Record, Kind/key.
-    #[serde(rename = "ref")]
-    record: Ref,
-    /// Add each changed value before and after.
-    values: Option<Flag<false>>,
-    /// Page size.
-    limit: Option<Int<1, 200>>,
-    // No description: the instructions say what a cursor is, once.
-    cursor: Option<Name<1024>>,
+tool_arguments! {
+    pub(crate) struct HistoryArgs => HistoryChecked {
+        /// The Record, Kind/key.
+        r#ref: Ref,
+        /// Add each changed value before and after.
+        values: Option<Flag<false>>,
+        /// Page size.
+        limit: Option<Int<1, 200>>,
+        // No description: the instructions say what a cursor is, once.
+        cursor: Option<Name<1024>>,
+    }
 }
 
 impl LorebaseTool for LorebaseHistory {
@@ -81,20 +75,17 @@ impl LorebaseTool for LorebaseHistory {
     type Args = HistoryArgs;
     type Answer = History;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: HistoryArgs) -> Result<History, ToolError> {
-        let mut v = Checks::default();
-        let record = v.keep(a.record.check("ref"));
+    async fn run(ctx: Ctx<'_>, c: &Common, a: HistoryChecked) -> Result<History, ToolError> {
         let params = ProvenanceParams {
             read: c.read.clone(),
-            values: v.check(a.values, "values"),
-            limit: v.check(a.limit, "limit"),
-            cursor: v.check(a.cursor, "cursor"),
+            values: Flag::given(a.values),
+            limit: a.limit,
+            cursor: a.cursor,
             ..ProvenanceParams::default()
         };
-        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
-            .history(ctx.cred, &c.domain, &record, &params)
+            .history(ctx.cred, &c.domain, &a.r#ref, &params)
             .await?)
     }
 
@@ -106,11 +97,11 @@ impl LorebaseTool for LorebaseHistory {
 /// `lorebase_lineage`: `GET .../records/{key}/lineage`.
 pub(crate) struct LorebaseLineage;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct LineageArgs {
-    /// The Record, Kind/key.
-    #[serde(rename = "ref")]
-    record: Ref,
+tool_arguments! {
+    pub(crate) struct LineageArgs => LineageChecked {
+        /// The Record, Kind/key.
+        r#ref: Ref,
+    }
 }
 
 impl LorebaseTool for LorebaseLineage {
@@ -124,17 +115,14 @@ impl LorebaseTool for LorebaseLineage {
     type Args = LineageArgs;
     type Answer = Lineage;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: LineageArgs) -> Result<Lineage, ToolError> {
-        let mut v = Checks::default();
-        let record = v.keep(a.record.check("ref"));
+    async fn run(ctx: Ctx<'_>, c: &Common, a: LineageChecked) -> Result<Lineage, ToolError> {
         let params = ProvenanceParams {
             read: c.read.clone(),
             ..ProvenanceParams::default()
         };
-        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
-            .lineage(ctx.cred, &c.domain, &record, &params)
+            .lineage(ctx.cred, &c.domain, &a.r#ref, &params)
             .await?)
     }
 

@@ -5,33 +5,33 @@
 
 use std::borrow::Cow;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::Deserialize;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use super::tool::{Ctx, LorebaseTool};
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{
-    NeighborhoodRequest, NeighborhoodResponse, Query, QueryRequest, QueryResponse, RecordParams,
+    NeighborhoodRequest, NeighborhoodResponse, QueryRequest, QueryResponse, RecordParams,
     RecordView, ResolveRequest, ResolveResponse, Schema as DomainSchema, SchemaDetail,
     SchemaParams, SearchRequest, SearchResponse,
 };
 use crate::render;
 use crate::tools::args::{
-    Arg, Checks, Common, Flag, Int, Levels, Name, Names, PREDICATE_GRAMMAR, QueryVector, Ref, Refs,
-    Scope, Text, Where, joined, with_predicate_grammar,
+    Common, Flag, Int, Levels, Name, Names, QueryDsl, QueryVector, Ref, Refs, Scope, Text, Where,
+    joined, tool_arguments, with_predicate_grammar,
 };
 
 /// `lorebase_schema`: `GET .../schema`.
 pub(crate) struct LorebaseSchema;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct SchemaArgs {
-    /// Only these Kinds; default all.
-    kinds: Option<Names<100>>,
-    /// `full` adds descriptions, enum values and synonyms.
-    #[schemars(with = "Option<SummaryByDefault>")]
-    detail: Option<SchemaDetail>,
+tool_arguments! {
+    pub(crate) struct SchemaArgs => SchemaChecked {
+        /// Only these Kinds; default all.
+        kinds: Option<Names<100>>,
+        /// `full` adds descriptions, enum values and synonyms.
+        #[schemars(with = "Option<SummaryByDefault>")]
+        detail: Option<SchemaDetail>,
+    }
 }
 
 /// `detail`'s schema: the wire enum, `summary` when left out.
@@ -66,14 +66,12 @@ impl LorebaseTool for LorebaseSchema {
     type Args = SchemaArgs;
     type Answer = DomainSchema;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: SchemaArgs) -> Result<DomainSchema, ToolError> {
-        let mut v = Checks::default();
+    async fn run(ctx: Ctx<'_>, c: &Common, a: SchemaChecked) -> Result<DomainSchema, ToolError> {
         let params = SchemaParams {
             read: c.read.clone(),
-            kinds: joined(v.check(a.kinds, "kinds")),
+            kinds: joined(a.kinds),
             detail: a.detail,
         };
-        v.done()?;
         Ok(ctx.keeper.schema(ctx.cred, &c.domain, &params).await?)
     }
 
@@ -85,13 +83,13 @@ impl LorebaseTool for LorebaseSchema {
 /// `lorebase_get`: `GET .../kinds/{kind}/records/{key}`.
 pub(crate) struct LorebaseGet;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct GetArgs {
-    /// The Record, Kind/key.
-    #[serde(rename = "ref")]
-    record: Ref,
-    /// List the Links, not only their counts.
-    links: Option<Flag<false>>,
+tool_arguments! {
+    pub(crate) struct GetArgs => GetChecked {
+        /// The Record, Kind/key.
+        r#ref: Ref,
+        /// List the Links, not only their counts.
+        links: Option<Flag<false>>,
+    }
 }
 
 impl LorebaseTool for LorebaseGet {
@@ -105,17 +103,14 @@ impl LorebaseTool for LorebaseGet {
     type Args = GetArgs;
     type Answer = RecordView;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: GetArgs) -> Result<RecordView, ToolError> {
-        let mut v = Checks::default();
-        let record = v.keep(a.record.check("ref"));
+    async fn run(ctx: Ctx<'_>, c: &Common, a: GetChecked) -> Result<RecordView, ToolError> {
         let params = RecordParams {
             read: c.read.clone(),
-            links: v.check(a.links, "links"),
+            links: Flag::given(a.links),
         };
-        let record = v.done_with(record)?;
         Ok(ctx
             .keeper
-            .record(ctx.cred, &c.domain, &record, &params)
+            .record(ctx.cred, &c.domain, &a.r#ref, &params)
             .await?)
     }
 
@@ -127,18 +122,19 @@ impl LorebaseTool for LorebaseGet {
 /// `lorebase_resolve`: `POST .../resolve`.
 pub(crate) struct LorebaseResolve;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ResolveArgs {
-    /// The words to resolve.
-    text: Text<2000>,
-    /// Limit candidates to these Kinds.
-    kinds: Option<Names<50>>,
-    /// Levels to try; default all that apply.
-    levels: Option<Levels>,
-    /// The text embedded by the Domain's model.
-    query_vector: Option<QueryVector>,
-    /// Most candidates.
-    limit: Option<Int<1, 50>>,
+tool_arguments! {
+    pub(crate) struct ResolveArgs => ResolveChecked {
+        /// The words to resolve.
+        text: Text<2000>,
+        /// Limit candidates to these Kinds.
+        kinds: Option<Names<50>>,
+        /// Levels to try; default all that apply.
+        levels: Option<Levels>,
+        /// The text embedded by the Domain's model.
+        query_vector: Option<QueryVector>,
+        /// Most candidates.
+        limit: Option<Int<1, 50>>,
+    }
 }
 
 impl LorebaseTool for LorebaseResolve {
@@ -153,17 +149,19 @@ impl LorebaseTool for LorebaseResolve {
     type Args = ResolveArgs;
     type Answer = ResolveResponse;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: ResolveArgs) -> Result<ResolveResponse, ToolError> {
-        let mut v = Checks::default();
+    async fn run(
+        ctx: Ctx<'_>,
+        c: &Common,
+        a: ResolveChecked,
+    ) -> Result<ResolveResponse, ToolError> {
         let req = ResolveRequest {
             read: c.read.clone(),
-            text: v.check(a.text, "text"),
-            kinds: v.check(a.kinds, "kinds"),
-            levels: v.check(a.levels, "levels"),
-            query_vector: v.check(a.query_vector, "query_vector"),
-            limit: v.check(a.limit, "limit"),
+            text: a.text,
+            kinds: a.kinds,
+            levels: a.levels,
+            query_vector: a.query_vector,
+            limit: a.limit,
         };
-        v.done()?;
         Ok(ctx.keeper.resolve(ctx.cred, &c.domain, &req).await?)
     }
 
@@ -175,52 +173,13 @@ impl LorebaseTool for LorebaseResolve {
 /// `lorebase_query`: `POST .../query`.
 pub(crate) struct LorebaseQuery;
 
-/// `query.kind`: an api name of at most this many characters.
-const QUERY_KIND_MAX: usize = 128;
-
-/// `query.limit`: the page size.
-type QueryLimit = Int<1, 1000>;
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct QueryArgs {
-    /// The query (DSL JSON).
-    #[schemars(schema_with = "query_schema")]
-    query: Query,
-    // No description: the instructions say what a cursor is, once.
-    cursor: Option<Name<1024>>,
-}
-
-/// The schema of the query DSL (the wire type [`Query`], which Keeper
-/// receives as it is), with the bounds the handler checks.
-fn query_schema(generator: &mut SchemaGenerator) -> Schema {
-    let strings = serde_json::json!({"type": "array", "items": {"type": "string"}});
-    let mut limit = QueryLimit::json_schema(generator);
-    limit.insert("description".into(), "Page size.".into());
-    let limit = limit.to_value();
-    json_schema!({
-        "type": "object",
-        // The field's doc comment takes this place.
-        "description": "",
-        "properties": {
-            "kind": {"type": "string", "minLength": 1, "description": "The Kind to read."},
-            "where": {"type": "object", "minProperties": 1,
-                      "description": format!("Filter: {PREDICATE_GRAMMAR}")},
-            "select": {"type": "array", "items": {"type": "string"},
-                       "description": "Attributes to return; default all."},
-            "include": {"type": "array", "items": {"type": "object",
-                "properties": {"relation": {"type": "string"}, "select": strings},
-                "required": ["relation"]},
-                "description": "Linked Records per row."},
-            "aggregate": {"type": "object", "properties": {"group_by": {"type": "string"}},
-                "required": ["group_by"], "additionalProperties": false,
-                "description": "Count per value."},
-            "order_by": {"type": "string", "description": "`attr`, or `-attr` descending."},
-            "limit": limit,
-            "coverage": {"type": "boolean", "description": "`false`: no coverage lines."}
-        },
-        "required": ["kind"],
-        "additionalProperties": false
-    })
+tool_arguments! {
+    pub(crate) struct QueryArgs => QueryChecked {
+        /// The query (DSL JSON).
+        query: QueryDsl,
+        // No description: the instructions say what a cursor is, once.
+        cursor: Option<Name<1024>>,
+    }
 }
 
 impl LorebaseTool for LorebaseQuery {
@@ -235,19 +194,12 @@ impl LorebaseTool for LorebaseQuery {
     type Args = QueryArgs;
     type Answer = QueryResponse;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: QueryArgs) -> Result<QueryResponse, ToolError> {
-        let mut v = Checks::default();
-        v.check(
-            Name::<QUERY_KIND_MAX>::new(a.query.kind.clone()),
-            "query.kind",
-        );
-        v.check(a.query.limit.map(QueryLimit::new), "query.limit");
+    async fn run(ctx: Ctx<'_>, c: &Common, a: QueryChecked) -> Result<QueryResponse, ToolError> {
         let req = QueryRequest {
             read: c.read.clone(),
             query: a.query,
-            cursor: v.check(a.cursor, "cursor"),
+            cursor: a.cursor,
         };
-        v.done()?;
         Ok(ctx.keeper.query(ctx.cred, &c.domain, &req).await?)
     }
 
@@ -260,24 +212,24 @@ impl LorebaseTool for LorebaseQuery {
 /// computed.
 pub(crate) struct LorebaseSearch;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct SearchArgs {
-    /// Words to search for.
-    query: Option<Text<1000>>,
-    /// Limit to these Kinds.
-    kinds: Option<Names<50>>,
-    /// Limit to Kinds implementing these Traits.
-    traits: Option<Names<20>>,
-    /// Limit to a lens's Kinds.
-    lens: Option<Name<128>>,
-    /// A filter on the hits.
-    #[serde(rename = "where")]
-    #[schemars(transform = with_predicate_grammar)]
-    where_predicate: Option<Where>,
-    /// The query embedded by the Domain's model.
-    query_vector: Option<QueryVector>,
-    /// Most hits.
-    limit: Option<Int<1, 100>>,
+tool_arguments! {
+    pub(crate) struct SearchArgs => SearchChecked {
+        /// Words to search for.
+        query: Option<Text<1000>>,
+        /// Limit to these Kinds.
+        kinds: Option<Names<50>>,
+        /// Limit to Kinds implementing these Traits.
+        traits: Option<Names<20>>,
+        /// Limit to a lens's Kinds.
+        lens: Option<Name<128>>,
+        /// A filter on the hits.
+        #[schemars(transform = with_predicate_grammar)]
+        r#where: Option<Where>,
+        /// The query embedded by the Domain's model.
+        query_vector: Option<QueryVector>,
+        /// Most hits.
+        limit: Option<Int<1, 100>>,
+    }
 }
 
 impl LorebaseTool for LorebaseSearch {
@@ -291,19 +243,17 @@ impl LorebaseTool for LorebaseSearch {
     type Args = SearchArgs;
     type Answer = SearchResponse;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: SearchArgs) -> Result<SearchResponse, ToolError> {
-        let mut v = Checks::default();
+    async fn run(ctx: Ctx<'_>, c: &Common, a: SearchChecked) -> Result<SearchResponse, ToolError> {
         let req = SearchRequest {
             read: c.read.clone(),
-            query: v.check(a.query, "query"),
-            kinds: v.check(a.kinds, "kinds"),
-            traits: v.check(a.traits, "traits"),
-            lens: v.check(a.lens, "lens"),
-            where_predicate: v.check(a.where_predicate, "where"),
-            query_vector: v.check(a.query_vector, "query_vector"),
-            limit: v.check(a.limit, "limit"),
+            query: a.query,
+            kinds: a.kinds,
+            traits: a.traits,
+            lens: a.lens,
+            where_predicate: a.r#where,
+            query_vector: a.query_vector,
+            limit: a.limit,
         };
-        v.done()?;
         Ok(ctx.keeper.search(ctx.cred, &c.domain, &req).await?)
     }
 
@@ -315,20 +265,21 @@ impl LorebaseTool for LorebaseSearch {
 /// `lorebase_neighborhood`: `POST .../neighborhood`, `values: false` unless asked.
 pub(crate) struct LorebaseNeighborhood;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct NeighborhoodArgs {
-    /// Start Records (Kind/key).
-    seeds: Refs<20>,
-    /// Hops; 0: the seeds only.
-    depth: Int<0, 5>,
-    /// Relations to follow; default all.
-    relations: Option<Names<50>>,
-    /// Cap on nodes.
-    max_nodes: Option<Int<1, 1000>>,
-    /// Cap on edges.
-    max_edges: Option<Int<1, 5000>>,
-    /// Return values, not only headers.
-    values: Option<Flag<false>>,
+tool_arguments! {
+    pub(crate) struct NeighborhoodArgs => NeighborhoodChecked {
+        /// Start Records (Kind/key).
+        seeds: Refs<20>,
+        /// Hops; 0: the seeds only.
+        depth: Int<0, 5>,
+        /// Relations to follow; default all.
+        relations: Option<Names<50>>,
+        /// Cap on nodes.
+        max_nodes: Option<Int<1, 1000>>,
+        /// Cap on edges.
+        max_edges: Option<Int<1, 5000>>,
+        /// Return values, not only headers.
+        values: Option<Flag<false>>,
+    }
 }
 
 impl LorebaseTool for LorebaseNeighborhood {
@@ -345,19 +296,17 @@ impl LorebaseTool for LorebaseNeighborhood {
     async fn run(
         ctx: Ctx<'_>,
         c: &Common,
-        a: NeighborhoodArgs,
+        a: NeighborhoodChecked,
     ) -> Result<NeighborhoodResponse, ToolError> {
-        let mut v = Checks::default();
         let req = NeighborhoodRequest {
             read: c.read.clone(),
-            seeds: v.check(a.seeds, "seeds"),
-            depth: v.check(a.depth, "depth"),
-            relations: v.check(a.relations, "relations"),
-            max_nodes: v.check(a.max_nodes, "max_nodes"),
-            max_edges: v.check(a.max_edges, "max_edges"),
+            seeds: a.seeds,
+            depth: a.depth,
+            relations: a.relations,
+            max_nodes: a.max_nodes,
+            max_edges: a.max_edges,
             values: Flag::or_default(a.values),
         };
-        v.done()?;
         Ok(ctx.keeper.neighborhood(ctx.cred, &c.domain, &req).await?)
     }
 

@@ -1,33 +1,35 @@
 //! Revisions: `lorebase_changes` (the branch log paged back to `since`),
 //! `lorebase_diff`, `lorebase_branches`.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-
 use super::tool::{Ctx, LorebaseTool};
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{BranchList, Diff, DiffParams, LogParams, OriginType, PageParams};
 use crate::render;
 use crate::render::revisions::Changes;
-use crate::tools::args::{Checks, Common, Int, Name, Names, Revision, Scope, invalid, joined};
+use crate::tools::args::{
+    Common, Int, Name, Names, Revision, Scope, invalid, joined, tool_arguments,
+};
 
 /// `lorebase_changes`: pages `GET .../branches/{b}/log` back to `since`,
 /// bounded by `changes.max_pages`.
 pub(crate) struct LorebaseChanges;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct ChangesArgs {
-    /// Back to this Revision (exclusive): id or 8+ hex prefix.
-    since: Option<Revision>,
-    /// Log page size; default Keeper's.
-    limit: Option<Int<1, 200>>,
-    /// Only Revisions by this principal.
-    author: Option<Name<128>>,
-    /// Only Revisions of this origin.
-    origin_type: Option<OriginType>,
-    // No description: the instructions say what a cursor is, once.
-    cursor: Option<Name<1024>>,
+tool_arguments! {
+    // Checked as before the types carried the rules: `cursor` before `author`.
+    pub(crate) struct ChangesArgs => ChangesChecked
+        checked in (since, limit, cursor, author, origin_type) {
+        /// Back to this Revision (exclusive): id or 8+ hex prefix.
+        since: Option<Revision>,
+        /// Log page size; default Keeper's.
+        limit: Option<Int<1, 200>>,
+        /// Only Revisions by this principal.
+        author: Option<Name<128>>,
+        /// Only Revisions of this origin.
+        origin_type: Option<OriginType>,
+        // No description: the instructions say what a cursor is, once.
+        cursor: Option<Name<1024>>,
+    }
 }
 
 impl LorebaseTool for LorebaseChanges {
@@ -41,16 +43,14 @@ impl LorebaseTool for LorebaseChanges {
     type Args = ChangesArgs;
     type Answer = Changes;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: ChangesArgs) -> Result<Changes, ToolError> {
-        let mut v = Checks::default();
-        let since = v.check(a.since, "since");
+    async fn run(ctx: Ctx<'_>, c: &Common, a: ChangesChecked) -> Result<Changes, ToolError> {
+        let since = a.since;
         let mut params = LogParams {
-            limit: v.check(a.limit, "limit"),
-            cursor: v.check(a.cursor, "cursor"),
-            author: v.check(a.author, "author"),
+            limit: a.limit,
+            cursor: a.cursor,
+            author: a.author,
             origin_type: a.origin_type,
         };
-        v.done()?;
         let branch = match c.read.branch.clone() {
             Some(b) => b,
             None => default_branch(ctx, &c.domain).await?,
@@ -134,20 +134,21 @@ async fn default_branch(ctx: Ctx<'_>, domain: &str) -> Result<String, ToolError>
 /// `lorebase_diff`: `GET .../diff`.
 pub(crate) struct LorebaseDiff;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct DiffArgs {
-    /// The older Revision (id, 8+ digit prefix, or tag).
-    from_revision: Name<128>,
-    /// The newer Revision (id, 8+ digit prefix, or tag).
-    to_revision: Name<128>,
-    /// Limit to these Kinds.
-    kinds: Option<Names<50>>,
-    /// Limit to these Relations.
-    relations: Option<Names<50>>,
-    /// Page size of the elements.
-    limit: Option<Int<1, 500>>,
-    // No description: the instructions say what a cursor is, once.
-    cursor: Option<Name<1024>>,
+tool_arguments! {
+    pub(crate) struct DiffArgs => DiffChecked {
+        /// The older Revision (id, 8+ digit prefix, or tag).
+        from_revision: Name<128>,
+        /// The newer Revision (id, 8+ digit prefix, or tag).
+        to_revision: Name<128>,
+        /// Limit to these Kinds.
+        kinds: Option<Names<50>>,
+        /// Limit to these Relations.
+        relations: Option<Names<50>>,
+        /// Page size of the elements.
+        limit: Option<Int<1, 500>>,
+        // No description: the instructions say what a cursor is, once.
+        cursor: Option<Name<1024>>,
+    }
 }
 
 impl LorebaseTool for LorebaseDiff {
@@ -161,17 +162,15 @@ impl LorebaseTool for LorebaseDiff {
     type Args = DiffArgs;
     type Answer = Diff;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: DiffArgs) -> Result<Diff, ToolError> {
-        let mut v = Checks::default();
+    async fn run(ctx: Ctx<'_>, c: &Common, a: DiffChecked) -> Result<Diff, ToolError> {
         let params = DiffParams {
-            from: v.check(a.from_revision, "from_revision"),
-            to: v.check(a.to_revision, "to_revision"),
-            kinds: joined(v.check(a.kinds, "kinds")),
-            relations: joined(v.check(a.relations, "relations")),
-            limit: v.check(a.limit, "limit"),
-            cursor: v.check(a.cursor, "cursor"),
+            from: a.from_revision,
+            to: a.to_revision,
+            kinds: joined(a.kinds),
+            relations: joined(a.relations),
+            limit: a.limit,
+            cursor: a.cursor,
         };
-        v.done()?;
         Ok(ctx.keeper.diff(ctx.cred, &c.domain, &params).await?)
     }
 
@@ -183,12 +182,13 @@ impl LorebaseTool for LorebaseDiff {
 /// `lorebase_branches`: `GET .../branches`.
 pub(crate) struct LorebaseBranches;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct BranchesArgs {
-    /// Page size.
-    limit: Option<Int<1, 200>>,
-    // No description: the instructions say what a cursor is, once.
-    cursor: Option<Name<1024>>,
+tool_arguments! {
+    pub(crate) struct BranchesArgs => BranchesChecked {
+        /// Page size.
+        limit: Option<Int<1, 200>>,
+        // No description: the instructions say what a cursor is, once.
+        cursor: Option<Name<1024>>,
+    }
 }
 
 impl LorebaseTool for LorebaseBranches {
@@ -201,13 +201,11 @@ impl LorebaseTool for LorebaseBranches {
     type Args = BranchesArgs;
     type Answer = BranchList;
 
-    async fn run(ctx: Ctx<'_>, c: &Common, a: BranchesArgs) -> Result<BranchList, ToolError> {
-        let mut v = Checks::default();
+    async fn run(ctx: Ctx<'_>, c: &Common, a: BranchesChecked) -> Result<BranchList, ToolError> {
         let params = PageParams {
-            limit: v.check(a.limit, "limit"),
-            cursor: v.check(a.cursor, "cursor"),
+            limit: a.limit,
+            cursor: a.cursor,
         };
-        v.done()?;
         Ok(ctx.keeper.branches(ctx.cred, &c.domain, &params).await?)
     }
 

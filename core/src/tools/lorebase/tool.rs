@@ -17,7 +17,7 @@ use crate::keeper::{Credential, KeeperClient};
 use crate::render;
 use crate::render::caps::Identifiers;
 use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
-use crate::tools::args::{Checks, Common, Scope, parse, take_common};
+use crate::tools::args::{Arguments, Checks, Common, Scope, parse, take_common};
 use crate::tools::schema;
 use crate::tools::search_hint::with_common_words;
 
@@ -57,16 +57,17 @@ pub(crate) trait LorebaseTool {
     /// Its own arguments: a struct whose doc comments are the descriptions
     /// a model sees (an argument its schema does not list is refused before
     /// it is parsed, by [`crate::tools::args::check_names`]).
-    type Args: DeserializeOwned + JsonSchema + Send;
+    /// Each is checked by its type (`tool_arguments!`) before [`Self::run`].
+    type Args: Arguments<Checked: Send> + DeserializeOwned + JsonSchema + Send;
     /// Its answer: the `json` format and `structuredContent` (the fields
     /// its type marks `"x-identifier"` are never cut).
     type Answer: Serialize + JsonSchema + Send + Sync + 'static;
 
-    /// Checks the arguments, calls Keeper, returns the answer.
+    /// Calls Keeper with the checked arguments, returns the answer.
     fn run(
         ctx: Ctx<'_>,
         common: &Common,
-        args: Self::Args,
+        args: <Self::Args as Arguments>::Checked,
     ) -> impl Future<Output = Result<Self::Answer, ToolError>> + Send;
 
     /// The `text` format of the answer (a renderer of [`crate::render`]).
@@ -148,7 +149,7 @@ async fn run<T: LorebaseTool>(
     let common = v.keep(take_common(&mut args, ctx.settings, T::SCOPE));
     let own: Option<T::Args> = v.keep(parse(args));
     let (common, own) = v.done_with(common.zip(own))?;
-    let answer = T::run(ctx, &common, own).await?;
+    let answer = T::run(ctx, &common, own.check()?).await?;
     let caps = &ctx.settings.output;
     Ok(render::finish(
         common.format,

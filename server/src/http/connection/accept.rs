@@ -12,6 +12,7 @@
 //! spare descriptor is given up to accept the waiting connection and close
 //! it, then taken again.
 
+use herald_core::config::SettingKey;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -84,7 +85,7 @@ pub(crate) async fn accept_until(
             Err(e) => {
                 // Out of memory, or of descriptors without a spare: wait, do not spin.
                 if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
-                    tracing::warn!(error = %e, "cannot accept connections; keep http.max_connections below the open-file limit (ulimit -n)");
+                    tracing::warn!(error = %e, "cannot accept connections; keep {} below the open-file limit (ulimit -n)", SettingKey::HttpMaxConnections);
                     last_warning = Some(Instant::now());
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;

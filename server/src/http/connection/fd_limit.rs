@@ -20,6 +20,8 @@
 //! limit; and should the descriptors run out anyway, it gives up a spare
 //! one ([`SpareDescriptor`]) to accept the waiting connection and close it.
 
+use herald_core::config::SettingKey;
+
 /// Descriptors kept for everything but the HTTP connections: the Keeper
 /// pool, remote MCP servers, the KB folder and its watch, stderr, the audit
 /// file, the listeners.
@@ -96,10 +98,12 @@ pub(crate) fn connection_limit(wanted: usize, refusals: usize) -> usize {
     let fits = connections_that_fit(wanted, limit.soft, refusals);
     if fits < wanted {
         crate::logging::notice(&format!(
-            "http.max_connections is {wanted}, but the open-file limit is {} (hard limit {}): \
+            "{} is {wanted}, but the open-file limit is {} (hard limit {}): \
              using {fits} connections, leaving {RESERVE} descriptors for Keeper, the KB and logs \
              and {refusals} for refused connections (raise the hard limit, e.g. LimitNOFILE= or ulimit -Hn)",
-            limit.soft, limit.hard
+            SettingKey::HttpMaxConnections,
+            limit.soft,
+            limit.hard
         ));
     }
     fits

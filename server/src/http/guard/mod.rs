@@ -9,6 +9,7 @@
 //! a tool error) and is never forwarded. A large body is probed and handled
 //! on a lane of its own ([`lane`]), so small calls never queue behind it.
 
+use herald_core::config::SettingKey;
 use std::sync::Arc;
 
 use axum::body::{Body, to_bytes};
@@ -72,7 +73,10 @@ impl GuardPolicy {
             .map(|h| {
                 parse_authority(&h)
                     .map(|(host, port)| HostRule { host, port })
-                    .ok_or_else(|| format!("http.allowed_hosts: {h:?} is not a host or host:port"))
+                    .ok_or_else(|| {
+                        let key = SettingKey::HttpAllowedHosts;
+                        format!("{key}: {h:?} is not a host or host:port")
+                    })
             })
             .collect::<Result<_, _>>()?;
         let origins = DEFAULT_ORIGINS
@@ -83,7 +87,8 @@ impl GuardPolicy {
                 parse_origin(&o)
                     .map(|(scheme, host, port)| OriginRule { scheme, host, port })
                     .ok_or_else(|| {
-                        format!("http.allowed_origins: {o:?} is not an origin such as https://app.example.com")
+                        let key = SettingKey::HttpAllowedOrigins;
+                        format!("{key}: {o:?} is not an origin such as https://app.example.com")
                     })
             })
             .collect::<Result<_, _>>()?;

@@ -4,6 +4,7 @@
 //! path inserted before the resource's path), 404 at any other suffix
 //! (section 3.3); the Host and Origin rules of the MCP path apply.
 
+use herald_core::config::SettingKey;
 use std::sync::Arc;
 
 use axum::Router;
@@ -38,8 +39,10 @@ impl ProtectedResource {
         scopes: &[String],
         policy: Arc<GuardPolicy>,
     ) -> Result<Self, String> {
-        let parsed = url::Url::parse(resource)
-            .map_err(|e| format!("http.resource_url: {resource:?} is not a URL ({e})"))?;
+        let parsed = url::Url::parse(resource).map_err(|e| {
+            let key = SettingKey::HttpResourceUrl;
+            format!("{key}: {resource:?} is not a URL ({e})")
+        })?;
         let origin = parsed.origin().ascii_serialization();
         let path = format!("{WELL_KNOWN}{}", parsed.path().trim_end_matches('/'));
         let mut document = json!({

@@ -31,6 +31,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use herald_core::config::SettingKey;
 use herald_core::config::{KeeperToken, Secret, Settings};
 use herald_core::remote::{CallerExchange, ExchangeFailure};
 use reqwest::Client;
@@ -80,9 +81,13 @@ impl ResourceServer {
         if http.authorization_servers.is_empty() {
             return Ok(None);
         }
-        let resource = http.resource_url.clone().ok_or(
-            "http.authorization_servers needs http.resource_url (the audience tokens must hold)",
-        )?;
+        let resource = http.resource_url.clone().ok_or_else(|| {
+            format!(
+                "{} needs {} (the audience tokens must hold)",
+                SettingKey::HttpAuthorizationServers,
+                SettingKey::HttpResourceUrl
+            )
+        })?;
         let client = fetch::client()?;
         Ok(Some(Self {
             issuers: http
