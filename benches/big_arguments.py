@@ -39,9 +39,9 @@ from harness.procs import add_binary_options, peak_rss_kb, reset_peak, rss_kb  #
 from slow_clients import herald_over_sandbox  # noqa: E402
 
 
-def call_body(values: int, call_id: int, shape: str = "array") -> bytes:
+def call_body(values: int, call_id: int, shape: str = "array", separator: str = ",") -> bytes:
     if shape == "array":
-        zeros = ",".join(["0"] * values)
+        zeros = separator.join(["0"] * values)
     else:  # an object of values / 2 keys (each key is a value too), in the array's place
         zeros = ",".join(f'"k{i}": 0' for i in range(values // 2))
         zeros = "{" + zeros + "}"
@@ -57,10 +57,11 @@ def call_body(values: int, call_id: int, shape: str = "array") -> bytes:
     ).encode()
 
 
-def request_of(host: str, body: bytes) -> bytes:
+def request_of(host: str, body: bytes, keep_alive: bool = False) -> bytes:
+    connection = "" if keep_alive else "Connection: close\r\n"
     head = (
         f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-        f"Accept: application/json, text/event-stream\r\nConnection: close\r\n"
+        f"Accept: application/json, text/event-stream\r\n{connection}"
         f"Content-Length: {len(body)}\r\n\r\n"
     ).encode()
     return head + body

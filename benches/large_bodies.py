@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benches"))
 
-from big_arguments import Sampler  # noqa: E402
+from big_arguments import Sampler, call_body as big_call_body, request_of as big_request_of  # noqa: E402
 from harness.procs import add_binary_options, peak_rss_kb, reset_peak  # noqa: E402
 from slow_clients import herald_over_sandbox  # noqa: E402
 
@@ -51,22 +51,13 @@ SMALL = {"name": "lorebase_get", "arguments": {"ref": "Supplier/S-1001"}}
 
 
 def call_body(values: int, call_id: int = 1) -> bytes:
-    """A `tools/call` whose arguments hold `values` JSON values in all: the
-    call's own (tool name, operation, parameters) and an array of zeros."""
-    zeros = ", ".join(["0"] * max(values - 6, 0))  # 3 bytes a value: 49,900 are ~150 KB
-    return (
-        '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": '
-        '{"name": "lorebase_execute", "arguments": {"operation": "flag_supplier_risk", '
-        '"parameters": {}, "x": [%s]}}}' % (call_id, zeros)
-    ).encode()
+    """A `tools/call` whose arguments hold `values` JSON values in all (the
+    call's own six and an array of zeros), 3 bytes a value: 49,900 are ~150 KB."""
+    return big_call_body(max(values - 6, 0), call_id, separator=", ")
 
 
 def request_of(host: str, body: bytes) -> bytes:
-    head = (
-        f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-        f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    return head + body
+    return big_request_of(host, body, keep_alive=True)
 
 
 async def read_answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
