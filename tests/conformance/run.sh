@@ -31,7 +31,9 @@ suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 work="$(mktemp -d)"
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # SIGKILL: the session Herald would otherwise drain its open SSE streams for
+  # http.drain_timeout_s (25 s); its shutdown is tested elsewhere (test_shutdown.py).
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }

@@ -627,9 +627,10 @@ settings_table! {
             key! { LogAuditFile "log.audit_file" = "null",
                 |f, s| s.log.audit_file = f.optional_string()?.map(PathBuf::from),
                 [
-                    "Also append every audit line to this file (never dropped, whatever the",
-                    "log level; bounded only by the disk). On stderr, lines are dropped and",
-                    "counted while nobody reads it. null: stderr only.",
+                    "Also append every audit line to this file, whatever the log level;",
+                    "bounded only by the disk (a line it cannot take is counted in",
+                    "herald_audit_lines_dropped_total and warned once per burst). On stderr,",
+                    "lines are dropped and counted while nobody reads it. null: stderr only.",
                 ],
             },
         ],
