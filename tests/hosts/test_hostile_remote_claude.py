@@ -15,12 +15,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
-
 import pytest
 
 import hostrun
 from conftest import clean_env, stop
+from test_claude_code import result_text, tool_exchanges
 
 PYTHON_TESTS = Path(__file__).resolve().parents[1] / "python"
 sys.path.insert(0, str(PYTHON_TESTS))
@@ -63,32 +62,14 @@ def hostile_run(herald):
         stop(remote)
 
 
-def exchanges(body: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    uses, results = {}, {}
-    for m in body.get("messages") or []:
-        for b in m.get("content") if isinstance(m.get("content"), list) else []:
-            if b.get("type") == "tool_use":
-                uses[b["id"]] = b
-            elif b.get("type") == "tool_result":
-                results[b["tool_use_id"]] = b
-    return [(u, results[i]) for i, u in uses.items() if i in results]
-
-
-def text_of(result: dict[str, Any]) -> str:
-    content = result.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
-
-
 def test_every_remote_answer_reaches_the_model_fenced(hostile_run):
     run, _ = hostile_run
     last = run.main_requests()[-1]
-    seen = {(u["name"], json.dumps(u["input"], sort_keys=True)): r for u, r in exchanges(last)}
+    seen = {(u["name"], json.dumps(u["input"], sort_keys=True)): r for u, r in tool_exchanges(last)}
     for name, args in CALLS:
         result = seen.get((f"mcp__lorebase__{name}", json.dumps(args, sort_keys=True)))
         assert result is not None, f"no tool_result for {name} {args}\n{run.describe()}"
-        text = text_of(result)
+        text = result_text(result)
         inner = fenced_inner(text)
         assert INJECTION in inner, text
         if name == "hostile__rpc_error":

@@ -132,12 +132,18 @@ def main() -> None:
     if args.token_env:
         app = RequireBearer(app, os.environ[args.token_env])
 
+    serve(app, args.port, "REMOTE_MCP_READY")
+
+
+def serve(app, port: int, ready: str) -> None:
+    """Serves the ASGI `app` on 127.0.0.1:`port` (0: any free port), after
+    printing `READY {"url": ...}` on stdout."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", args.port))
+    sock.bind(("127.0.0.1", port))
     sock.listen(64)
     port = sock.getsockname()[1]
-    print("REMOTE_MCP_READY " + json.dumps({"url": f"http://127.0.0.1:{port}/mcp"}), flush=True)
+    print(f"{ready} " + json.dumps({"url": f"http://127.0.0.1:{port}/mcp"}), flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
 
