@@ -193,9 +193,9 @@ def search_server(h: Herald) -> dict[str, Any]:
 
 
 def _claude_search(h: Herald):
-    from intents import INTENTS
+    from intents import DOMAIN_ONLY, INTENTS
 
-    steps = [{"tool": "ToolSearch", "args": {"query": q}} for q, _ in INTENTS] + [{"text": "Done."}]
+    steps = [{"tool": "ToolSearch", "args": {"query": q}} for q, _ in INTENTS + DOMAIN_ONLY] + [{"text": "Done."}]
     return hostrun.run_claude(search_server(h), steps, PROMPT, timeout=SEARCH_TIMEOUT_S), None
 
 

@@ -108,3 +108,10 @@ INTENTS: list[tuple[str, str]] = [
     ("read the runbook at this path", "kb_get"),
     ("open a markdown note by path", "kb_get"),
 ]
+
+# Searches made only of the sandbox Domain's own words (a Kind's plural, a Relation's words), in no
+# tool's static hint or description: found only through the words Herald reads from Keeper's schema.
+DOMAIN_ONLY: list[tuple[str, str]] = [
+    ("purchase orders", "lorebase_query"),
+    ("used at", "lorebase_neighborhood"),
+]

@@ -5,7 +5,7 @@ SDK over real stdio pipes and real HTTP, against the sandbox Keeper:
   are accepted and ignored, any other unknown argument is still refused;
 - `lorebase_context` asks hosts that defer tools to keep it loaded
   (`_meta["anthropic/alwaysLoad"]`), unless `tools.always_load_context` is off;
-- the server instructions open, within the 250 characters the shortest host
+- the server instructions open, in a first line within the 247 characters the shortest host
   cut keeps, with what Herald is, the start and the one write, then name
   every served tool;
 - a 2026-07-28 host's `server/discover` gets that revision's capabilities (no
@@ -75,8 +75,11 @@ async def test_the_instructions_open_with_the_start_and_the_write(binaries, sand
     async with stdio_session(binaries, sandbox.url, initialize=False) as s:
         info = await s.initialize()
     text = info.instructions or ""
-    opening = text[:250]
-    for needed in ("Lorebase", "lorebase_context", "lorebase_execute", "writes"):
+    # The first line alone is what Codex's code mode shows (cut at 247 characters): the workflow's core.
+    opening = text.split("\n", 1)[0]
+    assert len(opening) <= 247, len(opening)
+    for needed in ("Lorebase", "Start every task with lorebase_context", "lorebase_execute is the only write",
+                   "dry run first", "expected_head"):
         assert needed in opening, opening
     for name in TOOL_NAMES:
         assert name in text, f"{name} not in the instructions"
@@ -132,3 +135,21 @@ def test_a_2026_07_28_host_is_told_what_that_revision_defines(http_herald_factor
     old = post(herald.url, "tools/list", {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
                "2025-11-25").json()["result"]
     assert "ttlMs" not in old
+
+
+async def test_the_search_hints_carry_the_domains_words_over_stdio_only(binaries, sandbox, http_herald_factory):
+    """Over stdio (every call carries the configured credential) Herald reads the Domain's schema
+    when the host first lists the tools, and each hint carries the words an agent would use it with
+    (issue 37; Claude Code matches them, tests/hosts/test_tool_search.py): the plural Kind names on
+    lorebase_query, the Operations on lorebase_execute, none on lorebase_branches. Over Streamable
+    HTTP, whose callers each have their own grants, the hints stay static."""
+    async with stdio_session(binaries, sandbox.url) as s:
+        hints = {t.name: (t.meta or {}).get("anthropic/searchHint", "") for t in (await s.list_tools()).tools}
+    assert "purchase orders" in hints["lorebase_query"], hints["lorebase_query"]
+    assert "flag supplier risk" in hints["lorebase_execute"], hints["lorebase_execute"]
+    assert "supplier" not in hints["lorebase_branches"]
+    assert all(0 < len(h) <= 4096 for h in hints.values())
+    herald = http_herald_factory(sandbox.url)
+    async with http_session(herald.url) as s:
+        shared = {t.name: (t.meta or {}).get("anthropic/searchHint", "") for t in (await s.list_tools()).tools}
+    assert shared["lorebase_query"] and "purchase orders" not in shared["lorebase_query"]

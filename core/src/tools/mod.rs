@@ -283,14 +283,14 @@ impl Toolbox {
         &self.keeper
     }
 
-    /// The words of the default Domain's schema (full detail, default
+    /// The words of the default Domain's schema (full detail, the configured
     /// branch) for the tools' search hints ([`search_hint::DomainWords`]),
-    /// read with the configured key: `None` without a default Domain or a
-    /// configured key (a shared Herald's callers each have their own grants,
-    /// so no caller's schema names what another may not read).
+    /// read with the configured credential: `None` without a default Domain.
+    /// Only for a front end whose every call carries that credential (stdio):
+    /// a shared Herald's callers each have their own grants, so no one's
+    /// schema may name what another cannot read.
     pub async fn domain_words(&self) -> Option<Result<search_hint::DomainWords, KeeperError>> {
         let domain = self.settings.domain.as_deref()?;
-        self.settings.keeper.api_key.as_ref()?;
         let params = SchemaParams {
             read: ReadAt {
                 branch: self.settings.branch.clone(),

@@ -33,9 +33,9 @@ pub fn with_common_words(own: &str) -> String {
 /// Which of the Domain's words a tool's hint carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Share {
-    /// Kind names, singular (one Record: `supplier`, `purchase order`) and their synonyms.
+    /// Kind names, singular (one Record: `supplier`, `purchase order`) and their singular synonyms.
     Kinds,
-    /// Kind names, plural (lists, counts, searches: `suppliers`).
+    /// Kind names, plural (lists, counts, searches: `suppliers`) and their plural synonyms.
     Plural,
     /// Attribute names as words (`risk score`) and their synonyms.
     Attributes,
@@ -97,7 +97,13 @@ impl DomainWords {
             push(&mut w.kinds, kind.name.to_lowercase());
             push(&mut w.plural, plural(&words));
             for synonym in &kind.synonyms {
-                push(&mut w.kinds, synonym.to_lowercase());
+                // A synonym that looks plural (`vendors`) goes with the plurals.
+                let synonym = synonym.to_lowercase();
+                if synonym.ends_with('s') && !synonym.ends_with("ss") {
+                    push(&mut w.plural, synonym);
+                } else {
+                    push(&mut w.kinds, synonym);
+                }
             }
             for attribute in &kind.attributes {
                 push(&mut w.attributes, split_name(&attribute.name).join(" "));
