@@ -60,9 +60,8 @@ pub const MAX_CA_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// besides the platform's (or the bundled) roots.
 pub fn read_ca_file(path: &Path) -> Result<Vec<reqwest::Certificate>, KeeperError> {
     let shown = path.display();
-    let pem = crate::regular_file::read(path, MAX_CA_FILE_BYTES).map_err(|e| {
-        KeeperError::Setup(format!("herald.{CA_FILE}: cannot read {shown}: {e}"))
-    })?;
+    let pem = crate::regular_file::read(path, MAX_CA_FILE_BYTES)
+        .map_err(|e| KeeperError::Setup(format!("herald.{CA_FILE}: cannot read {shown}: {e}")))?;
     let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
         KeeperError::Setup(format!(
             "herald.{CA_FILE}: {shown} is not a PEM certificate file: {}",

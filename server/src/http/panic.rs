@@ -19,7 +19,7 @@ use futures::FutureExt;
 use crate::http::guard::refusal;
 
 /// The middleware: runs the request, and answers 500 if it panics.
-pub async fn answer_panics(request: Request, next: Next) -> Response {
+pub(crate) async fn answer_panics(request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
     match AssertUnwindSafe(next.run(request)).catch_unwind().await {
         Ok(response) => response,
@@ -36,13 +36,13 @@ pub async fn answer_panics(request: Request, next: Next) -> Response {
 
 /// The test hook (debug builds only): whether it is switched on.
 #[cfg(debug_assertions)]
-pub fn test_hook_enabled() -> bool {
+pub(crate) fn test_hook_enabled() -> bool {
     std::env::var_os("HERALD_TEST_PANIC_HOOK").is_some_and(|v| v == "1")
 }
 
 /// The test hook: a request with `x-herald-test-panic` panics.
 #[cfg(debug_assertions)]
-pub async fn panic_on_purpose(request: Request, next: Next) -> Response {
+pub(crate) async fn panic_on_purpose(request: Request, next: Next) -> Response {
     if request.headers().contains_key("x-herald-test-panic") {
         panic!("a request made to panic on purpose (HERALD_TEST_PANIC_HOOK)");
     }

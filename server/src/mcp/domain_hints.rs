@@ -29,7 +29,7 @@ const HINT_KEY: &str = herald_core::tool::SEARCH_HINT_META;
 
 /// The Domain's words of one handler, shared by its clones.
 #[derive(Debug, Default)]
-pub struct DomainHints {
+pub(crate) struct DomainHints {
     /// Whether this handler reads them (it serves with the configured key).
     enabled: bool,
     /// The last read: when, and its words (none when it failed).
@@ -42,7 +42,7 @@ pub struct DomainHints {
 
 impl DomainHints {
     /// Hints that read the schema (`enabled`) or stay static.
-    pub fn new(enabled: bool) -> Self {
+    pub(crate) fn new(enabled: bool) -> Self {
         Self {
             enabled,
             ..Self::default()
@@ -50,14 +50,14 @@ impl DomainHints {
     }
 
     /// Marks the words stale (the schema may have changed).
-    pub fn schema_read(&self) {
+    pub(crate) fn schema_read(&self) {
         self.stale.store(true, Ordering::Release);
     }
 
     /// Adds the Domain's words to the hints of `tools` (the built-in ones
     /// carry a hint; remote tools none), reading them first when none were
     /// read yet (bounded by [`FIRST_READ`]) and in the background when old.
-    pub async fn apply(self: &Arc<Self>, toolbox: &Toolbox, tools: &mut [Tool]) {
+    pub(crate) async fn apply(self: &Arc<Self>, toolbox: &Toolbox, tools: &mut [Tool]) {
         if !self.enabled {
             return;
         }

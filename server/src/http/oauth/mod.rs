@@ -52,7 +52,7 @@ const REFUSED_FOR: Duration = Duration::from_secs(10);
 const CACHED_TOKENS: usize = 4096;
 /// The longest bearer token accepted (a JWT with many claims is 1-2 KiB):
 /// longer ones are refused before any call.
-pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_TOKEN_BYTES: usize = 8 * 1024;
 
 /// The resource server's settings and caches.
 #[derive(Debug)]
