@@ -28,7 +28,7 @@ from conftest import clean_env
 
 pytestmark = pytest.mark.anyio
 
-ENTRIES = 3000
+ENTRIES = 1500
 IN_OPEN = 0x20
 
 
