@@ -7,9 +7,10 @@
 # The tests assert on what the host sent to the "model": every tool reaches it, a call's compact
 # text and an error's `[code]` come back to it, Gemini's `wait_for_previous` is accepted, the
 # alwaysLoad hint lists lorebase_context directly, Claude Code's ToolSearch finds the right tool
-# for an agent's words; and on what a tiny probe server (tests/hosts/probe_server.py) shows of each host's cuts and hints.
+# for an agent's words, and the tool-search ranks of tests/hosts/intents.py in Claude Code and
+# Codex (issue 37); and on what a tiny probe server (tests/hosts/probe_server.py) shows of each host's cuts and hints.
 #
-#   scripts/test-hosts.sh                      # every host run (about 20 s on 2 cores)
+#   scripts/test-hosts.sh                      # every host run (about 2 min on 2 cores)
 #   scripts/test-hosts.sh -k gemini -s         # pytest's arguments pass through
 #   HOSTS_DUMP=DIR scripts/test-hosts.sh       # also writes what each host sent: DIR/SCENARIO.json
 #

@@ -208,6 +208,9 @@ def _codex_search(h: Herald):
 
 
 SCENARIOS = [
+    # The two longest runs first: the pool starts them at once.
+    Scenario("claude-search", _claude_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
+    Scenario("codex-search", _codex_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
     Scenario("claude-stdio", _claude_stdio),
     Scenario("claude-http", lambda h: (hostrun.run_claude(h.http(), CLAUDE_STEPS, PROMPT), None)),
     Scenario("claude-probe", lambda h: (hostrun.run_claude(_probe_server(), PROBE_CLAUDE_STEPS, "probe", name="probe"), None)),
@@ -221,8 +224,6 @@ SCENARIOS = [
     Scenario("copilot-http", lambda h: (hostrun.run_copilot(h.http(), COPILOT_STEPS, PROMPT), None)),
     Scenario("copilot-probe", lambda h: (hostrun.run_copilot(_probe_server(), [{"text": "Done."}], "probe", name="probe"), None)),
     Scenario("codex-default-probe", lambda h: (hostrun.run_codex(_probe_server(), [{"text": "Done."}], "probe", name="probe", model=None), None)),
-    Scenario("claude-search", _claude_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
-    Scenario("codex-search", _codex_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
 ]
 
 

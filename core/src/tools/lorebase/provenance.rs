@@ -66,7 +66,7 @@ tool_arguments! {
 impl LorebaseTool for LorebaseHistory {
     const NAME: &'static str = "lorebase_history";
     const TITLE: &'static str = "History: who changed a Record, when";
-    const DESCRIPTION: &'static str = "History of one Record, its past versions: who changed it, when and how, newest first: Revision, time, author, origin, created/updated/deleted, message, attributes changed (`values: true`: before -> after). Page with `cursor`. Example: {\"ref\": \"Supplier/S-1001\", \"values\": true, \"limit\": 2}";
+    const DESCRIPTION: &'static str = "History of one Record: who changed it, when and how, newest first: Revision, time, author, origin, created/updated/deleted, message, attributes changed (`values: true`: before -> after). Page with `cursor`. Example: {\"ref\": \"Supplier/S-1001\", \"values\": true, \"limit\": 2}";
     const SEARCH_HINT: &'static str = "history of one record: who changed it and when, last change, last edit, last \
         modified, past and previous versions, old values before and after, change log, \
         audit trail, edits over time, modified, updated, created, deleted, revisions \
