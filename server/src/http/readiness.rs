@@ -75,7 +75,7 @@ impl Readiness {
 /// Host), on `/readyz` too, whose answer says when Keeper last failed. A
 /// Kubernetes probe sends `Host: localhost` (deploy/kubernetes); `/healthz`
 /// (liveness, nothing but the version) answers any Host.
-pub async fn host_rules(
+pub(crate) async fn host_rules(
     State(policy): State<Arc<GuardPolicy>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
