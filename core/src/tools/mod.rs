@@ -42,6 +42,7 @@ use crate::tool::{ErrorCode, strip_host_arguments};
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
 use kb::KbTools;
 use lorebase::LorebaseTools;
+pub use lorebase::ResourceRead;
 use observe::{CallRecord, CallTelemetry};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
 pub use source::ToolOrigin;
@@ -165,28 +166,23 @@ impl Toolbox {
         Ok(toolbox)
     }
 
-    /// `tools.allow` must name served tools (see [`selection::check`]).
+    /// `tools.allow` must name served tools (see [`selection::check`]):
+    /// the built-in tools [`ToolView::admits`] for one agent.
     fn check_selection(&self) -> Result<(), ToolboxError> {
         let sel = &self.settings.tools;
         if sel.allow.is_none() && sel.deny.is_empty() {
             return Ok(());
         }
-        let mut offered: Vec<(&str, bool)> =
-            lorebase::TOOLS.iter().map(|t| (t.name, t.writes)).collect();
-        if self.kb.catalog().is_some() {
-            offered.extend(kb::NAMES.map(|name| (name, false)));
-        }
-        let served: Vec<&str> = offered
-            .iter()
-            .filter(|(name, writes)| selection::serves(sel, name, *writes))
-            .map(|(name, _)| *name)
-            .collect();
-        let existing: Vec<&str> = lorebase::TOOLS
-            .iter()
-            .map(|t| t.name)
-            .chain(kb::NAMES)
-            .collect();
+        let view = self.view(None, Audience::OneAgent);
+        let served: Vec<&str> = self.built_in_names().filter(|n| view.admits(n)).collect();
+        let existing: Vec<&str> = self.built_in_names().collect();
         selection::check(sel, &served, &existing).map_err(ToolboxError::Selection)
+    }
+
+    /// The names of every built-in tool, served or not, in table order (the
+    /// Lorebase tools, then the KB tools).
+    fn built_in_names(&self) -> impl Iterator<Item = &'static str> {
+        lorebase::TOOLS.iter().map(|t| t.name).chain(kb::NAMES)
     }
 
     /// Asks the remote MCP servers (`mcp.servers`) for their tools, all at
@@ -235,9 +231,10 @@ impl Toolbox {
         ToolView::new(self, narrowing, audience)
     }
 
-    /// Every built-in definition, selected or not (output schemas only with
-    /// `output.schemas`).
-    fn built_in_definitions(&self) -> Vec<ToolDefinition> {
+    /// Every built-in definition, served or not (output schemas only with
+    /// `output.schemas`): for a front end that keeps their MCP form made
+    /// once; which of them a caller sees is [`ToolView::admits`]'s answer.
+    pub fn built_in_definitions(&self) -> Vec<ToolDefinition> {
         let mut defs = self.lorebase.definitions();
         defs.extend(self.kb.definitions());
         if !self.settings.output.schemas {
@@ -406,16 +403,21 @@ impl Toolbox {
         .await
     }
 
-    /// Runs one tool for a resource read, unrecorded: only inside
-    /// [`Toolbox::read_resource`], which records the read.
-    pub async fn call_for_resource(
+    /// Reads Keeper for a resource (`resources/read`), unrecorded: only
+    /// inside [`Toolbox::read_resource`], which records the read. No tool
+    /// call: a resource is served when the Lorebase tools are
+    /// ([`ToolView::serves`]), whatever the tool selection; it reads and
+    /// renders as the read `read` names does (the same checks, the same text).
+    pub async fn read_for_resource(
         &self,
-        name: &str,
-        arguments: Map<String, Value>,
+        read: ResourceRead<'_>,
         credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
-        self.dispatch(self.origin_of(name), name, arguments, credential)
+        let (name, arguments) = read.as_call();
+        self.lorebase
+            .call(name, arguments, credential)
             .await
+            .ok_or_else(|| ToolCallError::UnknownTool(name.to_string()))
     }
 
     /// Records a call a front end refused before calling the toolbox (no

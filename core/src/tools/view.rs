@@ -73,6 +73,21 @@ impl<'a> ToolView<'a> {
             .is_none_or(|n| n.admits(name, self.toolbox.group_of(name), writes))
     }
 
+    /// Whether any tool of the family `origin` is served to this caller:
+    /// what turns on what a family brings besides its tools (the Lorebase
+    /// family: the resources, the prompt and completion; the server
+    /// instructions' paragraphs). Remote tools count once discovered.
+    pub fn serves(&self, origin: ToolOrigin) -> bool {
+        match origin {
+            ToolOrigin::Remote => !self.remote_definitions().is_empty(),
+            _ => self
+                .toolbox
+                .built_in_names()
+                .filter(|name| self.toolbox.origin_of(name) == Some(origin))
+                .any(|name| self.admits(name)),
+        }
+    }
+
     /// Whether a remote tool is hidden from this audience (its server is
     /// called with Herald's own token, and the callers share this Herald).
     fn hides_remote(&self, name: &str) -> bool {

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use herald_core::config::{LogFormat, Overrides};
+use herald_core::tools::kb;
 use serde_json::{Value, json};
 
 /// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
@@ -180,9 +181,6 @@ pub(crate) enum ListFormat {
     Json,
 }
 
-/// The tools of the KB-only mode (`kb DIR`).
-pub(crate) const KB_TOOLS: [&str; 2] = ["kb_search", "kb_get"];
-
 impl Cli {
     /// Parses `args` (the first one is the program name).
     pub(crate) fn parse_args(args: &[String]) -> Result<Self, clap::Error> {
@@ -230,7 +228,7 @@ impl Cli {
         }
         match (&f.tools, self.kb_only()) {
             (Some(allow), _) => out.push(("tools.allow", json!(clean_names(allow)), "--tools")),
-            (None, true) => out.push(("tools.allow", json!(KB_TOOLS), "kb DIR")),
+            (None, true) => out.push(("tools.allow", json!(kb::NAMES), "kb DIR")),
             (None, false) => {}
         }
         if let Some(deny) = &f.exclude_tools {

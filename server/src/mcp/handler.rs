@@ -9,7 +9,7 @@ use herald_core::keeper::model::ProblemCode;
 use herald_core::telemetry::CallOrigin;
 use herald_core::tool::ErrorCode;
 use herald_core::tools::{
-    Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolView, Toolbox,
+    Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolOrigin, ToolView, Toolbox,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -23,7 +23,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::mcp::credential::CallerAuth;
 use crate::mcp::instructions::instructions;
-use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
+use crate::mcp::served_tools::ToolForms;
 use crate::mcp::{completion, malformed_params, prompt, resources};
 
 /// The server's name in `serverInfo`.
@@ -55,12 +55,11 @@ pub struct HeraldServer {
 
 struct Inner {
     toolbox: Toolbox,
-    /// Reads for resources and completion: the same Keeper and settings,
-    /// without the tool selection (resources are reads, whatever tools are served).
-    reads: Toolbox,
-    tools: ServedTools,
+    /// The MCP form of the built-in tools (which a request sees: its view).
+    tools: ToolForms,
     auth: CallerAuth,
-    /// Lorebase tools are served (else KB-only: no resources, prompt or completion).
+    /// The view serves Lorebase tools: resources, the prompt and completion
+    /// are served (else KB-only: none of them).
     lorebase: bool,
     /// The server instructions for what is served (`crate::mcp::instructions`).
     instructions: String,
@@ -69,7 +68,7 @@ struct Inner {
 impl std::fmt::Debug for HeraldServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HeraldServer")
-            .field("tools", &self.inner.tools.names())
+            .field("tools", &self.inner.tools.names(&self.view(None)))
             .field("auth", &self.inner.auth)
             .finish()
     }
@@ -89,16 +88,17 @@ impl HeraldServer {
         }
     }
 
-    /// A handler serving `tools` (already narrowed) from `toolbox`; `reads`
-    /// serves resources and completion (a toolbox without the tool selection).
-    pub fn new(toolbox: Toolbox, reads: Toolbox, tools: ServedTools, auth: CallerAuth) -> Self {
-        let lorebase = tools.names().iter().any(|n| n.starts_with("lorebase_"));
-        let kb = tools.names().iter().any(|n| n.starts_with("kb_"));
+    /// A handler serving `toolbox`'s tools (`tools`: their MCP form) as each
+    /// request's view admits them; resources, the prompt and completion
+    /// when the view serves the Lorebase tools.
+    pub fn new(toolbox: Toolbox, tools: ToolForms, auth: CallerAuth) -> Self {
+        let served = toolbox.view(None, Audience::OneAgent);
+        let lorebase = served.serves(ToolOrigin::Lorebase);
+        let kb = served.serves(ToolOrigin::Kb);
         let instructions = instructions(lorebase, kb, !toolbox.remote().is_empty());
         Self {
             inner: Arc::new(Inner {
                 toolbox,
-                reads,
                 tools,
                 auth,
                 lorebase,
@@ -120,8 +120,8 @@ impl HeraldServer {
         &self.inner.toolbox
     }
 
-    /// The served tools (built-in).
-    pub fn tools(&self) -> &ServedTools {
+    /// The MCP form of the built-in tools.
+    pub fn tools(&self) -> &ToolForms {
         &self.inner.tools
     }
 
@@ -149,32 +149,13 @@ impl HeraldServer {
     /// The tools served to a request, in their MCP form: the built-in ones
     /// (made once), then the remote ones, as its view admits them.
     fn tools_for(&self, narrowing: Option<&ToolNarrowing>) -> Vec<Tool> {
-        let view = self.view(narrowing);
-        let mut tools: Vec<Tool> = self
-            .inner
-            .tools
-            .tools()
-            .iter()
-            .filter(|t| view.admits(&t.name))
-            .cloned()
-            .collect();
-        tools.extend(view.remote_definitions().iter().map(to_mcp_tool));
-        tools
+        self.inner.tools.served(&self.view(narrowing))
     }
 
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
-        if !self.view(None).admits(name) {
-            return None;
-        }
-        if let Some(tool) = self.inner.tools.get(name) {
-            return Some(tool.clone());
-        }
-        self.inner
-            .toolbox
-            .remote()
-            .find(name)
-            .map(|t| to_mcp_tool(&t.definition))
+        let remote = self.inner.toolbox.remote();
+        self.inner.tools.served_tool(&self.view(None), remote, name)
     }
 }
 
@@ -386,12 +367,12 @@ impl ServerHandler for HeraldServer {
             .credential(&context.extensions)
             .map_err(|e| McpError::invalid_request(format!("[unauthorized] {e}"), None))?;
         // A resource read is not a tool call: audited as `resource read`.
-        let reads = &self.inner.reads;
+        let toolbox = &self.inner.toolbox;
         let origin = call_origin(&context);
-        let read = resources::read(reads, &request.uri, &credential);
+        let read = resources::read(toolbox, &request.uri, &credential);
         let (template, domain) = resources::ResourceUri::audited(&request.uri);
         let audited = (template, domain.as_str());
-        reads
+        toolbox
             .read_resource(audited, &credential, &origin, |e| &e.message, read)
             .await
             .inspect_err(|e| {
@@ -439,7 +420,7 @@ impl ServerHandler for HeraldServer {
     ) -> Result<CompleteResult, McpError> {
         self.require_lorebase::<rmcp::model::CompleteRequestMethod>()?;
         let credential = self.inner.auth.credential(&context.extensions).ok();
-        Ok(completion::complete(&self.inner.reads, &request, credential.as_ref()).await)
+        Ok(completion::complete(&self.inner.toolbox, &request, credential.as_ref()).await)
     }
 
     /// A request rmcp could not parse: invalid params (-32602) for a method

@@ -10,10 +10,12 @@
 mod agent;
 mod provenance;
 mod reads;
+mod resource;
 mod revisions;
 mod source;
 mod tool;
 
+pub use resource::ResourceRead;
 pub(crate) use source::LorebaseTools;
 
 use agent::{LorebaseContext, LorebaseExecute};
