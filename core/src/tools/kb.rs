@@ -25,7 +25,7 @@ use crate::config::OutputSettings;
 use crate::error::ToolError;
 use crate::kb::{KbCatalog, KbError};
 use crate::keeper::Credential;
-use crate::keeper::model::{Issue, Open, ProblemCode};
+use crate::keeper::model::{Issue, Open, ProblemCode, uncut};
 use crate::render::caps::{self, Identifiers};
 use crate::render::{self, OutputFormat, finish};
 use crate::tool::{RenderedOutput, ToolAnnotations, ToolDefinition};
@@ -60,7 +60,7 @@ fn hit_schema() -> Value {
         "type": "object",
         "required": ["path", "type", "title", "description", "resource", "tags", "score"],
         "properties": {
-            "path": {"type": "string", "description": "Catalog-relative path; pass it to kb_get unchanged.", "x-identifier": true},
+            "path": uncut(json!({"type": "string", "description": "Catalog-relative path; pass it to kb_get unchanged."})),
             "type": {"type": "string", "description": "The entry's type (empty when it has none)."},
             "title": text, "description": text, "resource": text,
             "tags": {"type": "array", "items": {"type": "string"}},
@@ -91,7 +91,7 @@ fn get_output() -> Value {
         "type": "object",
         "required": ["path", "type", "title", "body"],
         "properties": {
-            "path": {"type": "string", "x-identifier": true}, "type": text, "title": text, "description": text,
+            "path": uncut(json!({"type": "string"})), "type": text, "title": text, "description": text,
             "resource": text, "alert_resource": text,
             "tags": {"type": "array", "items": {"type": "string"}},
             "status": text, "last_validated": text, "timestamp": text, "fingerprint": text,
@@ -122,7 +122,7 @@ pub(crate) trait KbTool {
     /// Checks the arguments read, adding an issue per bad one.
     fn check(input: Self::Input, format: OutputFormat, issues: &mut Vec<Issue>) -> Self::Args;
 
-    /// Its output schema, its identifiers marked `"x-identifier"`.
+    /// Its output schema, its identifiers marked ([`uncut`]).
     fn output() -> Value;
 
     /// Runs it over `catalog` (ready), rendering with `ids` under `caps`.

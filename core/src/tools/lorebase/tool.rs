@@ -56,7 +56,7 @@ pub(crate) trait LorebaseTool {
     /// it is parsed, by [`crate::tools::args::check_names`]).
     type Args: DeserializeOwned + JsonSchema + Send;
     /// Its answer: the `json` format and `structuredContent` (the fields
-    /// its type marks `"x-identifier"` are never cut).
+    /// its type marks [`crate::keeper::model::Uncut`] are never cut).
     type Answer: Serialize + JsonSchema + Send + Sync + 'static;
 
     /// Checks the arguments, calls Keeper, returns the answer.
