@@ -110,7 +110,7 @@ impl Toolbox {
     /// not asked yet: see [`Toolbox::start`] and [`Toolbox::discover_remote`].
     pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
         let keeper = KeeperClient::new(&settings.keeper)?;
-        Self::with_keeper(settings, keeper, None)
+        Self::with_keeper(settings, keeper)
     }
 
     /// [`Toolbox::new`], then the first discovery of the remote MCP servers
@@ -122,22 +122,7 @@ impl Toolbox {
         Ok(toolbox)
     }
 
-    /// A toolbox with other settings that shares this one's Keeper client
-    /// (one connection pool, one load of the system's root certificates) when
-    /// their Keeper settings are the same, and its call metrics and span
-    /// exporter; otherwise the same as [`Toolbox::new`].
-    pub fn sibling(&self, settings: Settings) -> Result<Self, ToolboxError> {
-        if settings.keeper != self.settings.keeper {
-            return Self::new(settings);
-        }
-        Self::with_keeper(settings, self.keeper.clone(), Some(self.telemetry.clone()))
-    }
-
-    fn with_keeper(
-        settings: Settings,
-        keeper: KeeperClient,
-        telemetry: Option<Arc<CallTelemetry>>,
-    ) -> Result<Self, ToolboxError> {
+    fn with_keeper(settings: Settings, keeper: KeeperClient) -> Result<Self, ToolboxError> {
         // Indexed in the background: a large or slow catalog never holds
         // back a front end's start (the MCP handshake); KB calls wait for it.
         let catalog = match &settings.kb.dir {
@@ -145,10 +130,7 @@ impl Toolbox {
             None => None,
         };
         let remote = RemoteTools::new(&settings.mcp, &settings.output)?;
-        let telemetry = match telemetry {
-            Some(shared) => shared,
-            None => Arc::new(CallTelemetry::new(&settings).map_err(ToolboxError::Traces)?),
-        };
+        let telemetry = Arc::new(CallTelemetry::new(&settings).map_err(ToolboxError::Traces)?);
         let settings = Arc::new(settings);
         let toolbox = Self {
             lorebase: LorebaseTools::new(keeper.clone(), settings.clone()),
@@ -439,7 +421,7 @@ impl Toolbox {
         observe::refused(&self.telemetry, name, label, outcome, key, scope, origin);
     }
 
-    /// The call metrics (shared with siblings), for `/metrics`.
+    /// The call metrics (shared by its clones), for `/metrics`.
     pub fn call_metrics(&self) -> &CallMetrics {
         &self.telemetry.metrics
     }
