@@ -294,6 +294,32 @@ fn kb_tools_join_the_list_with_a_catalog() {
     assert!(!names(&denied).contains(&"kb_get".to_string()));
 }
 
+/// Whether a family is served (what turns resources, the prompt and
+/// completion on) is the view's answer, as each tool's is.
+#[test]
+fn the_view_says_which_families_are_served() {
+    use herald_core::tools::{Audience, ToolNarrowing, ToolOrigin, kb};
+    let all = toolbox(|_| {});
+    let view = all.view(None, Audience::OneAgent);
+    assert!(view.serves(ToolOrigin::Lorebase));
+    assert!(!view.serves(ToolOrigin::Kb) && !view.serves(ToolOrigin::Remote));
+    let dir = tempfile::tempdir().unwrap();
+    let kb_only = toolbox(|s| {
+        s.kb.dir = Some(dir.path().to_path_buf());
+        s.tools.allow = Some(kb::NAMES.map(String::from).to_vec());
+    });
+    let view = kb_only.view(None, Audience::OneAgent);
+    assert!(!view.serves(ToolOrigin::Lorebase) && view.serves(ToolOrigin::Kb));
+    let only_kb = ToolNarrowing {
+        groups: Some(vec!["kb".into()]),
+        ..Default::default()
+    };
+    assert!(
+        !all.view(Some(&only_kb), Audience::SharedHttp)
+            .serves(ToolOrigin::Lorebase)
+    );
+}
+
 #[test]
 fn an_unreadable_catalog_fails_the_toolbox() {
     let mut settings = Settings::default();

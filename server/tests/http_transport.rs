@@ -10,7 +10,7 @@ use herald_core::tools::Toolbox;
 use herald_server::HeraldServer;
 use herald_server::http;
 use herald_server::mcp::credential::CallerAuth;
-use herald_server::mcp::served_tools::ServedTools;
+use herald_server::mcp::served_tools::ToolForms;
 use herald_server::shutdown::Shutdown;
 use serde_json::{Value, json};
 
@@ -34,11 +34,12 @@ async fn start_with(configure: impl FnOnce(&mut Settings)) -> Running {
     let mut settings = Settings::default();
     settings.http.port = 0;
     settings.http.max_body_bytes = 4096;
+    // No tool served: the transport alone.
+    settings.tools.allow = Some(Vec::new());
     configure(&mut settings);
     let toolbox = Toolbox::new(settings.clone()).expect("toolbox");
-    let tools = ServedTools::new(Vec::new());
+    let tools = ToolForms::new(toolbox.built_in_definitions());
     let server = HeraldServer::new(
-        toolbox.clone(),
         toolbox,
         tools,
         CallerAuth::HttpBearer {

@@ -8,28 +8,23 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::config::OutputSettings;
+use crate::keeper::model::IDENTIFIER_MARK;
 
-/// Keys whose subtrees are never cut: a cut predicate or cursor would be wrong,
-/// not just short.
-const UNCUT_KEYS: [&str; 5] = ["where", "next_cursor", "cursor", "query_vector", "cuts"];
+/// The list the caps write (`cuts`): never cut by them.
+const CUTS_KEY: &str = "cuts";
 
-/// The schema key that marks an identifier on a wire type:
-/// `#[schemars(extend("x-identifier" = true))]` on a field (or in a
-/// hand-written schema). [`crate::tools`] removes it from the published
-/// output schemas.
-pub const IDENTIFIER_MARK: &str = "x-identifier";
-
-/// The strings of an answer that are never cut, however tight the caps:
+/// The values of an answer that are never cut, however tight the caps:
 /// identifiers an agent passes back (a Revision id, a head, a ref, a
-/// branch, a Proposal id, a KB path); the long text around them is cut
-/// instead. They are the fields the answer's type marks
-/// ([`IDENTIFIER_MARK`]), collected once from its schema
-/// ([`Identifiers::from_schema`]): the wire type is the rule's one owner,
-/// and a field it does not mark (an attribute value, a remote tool's
-/// answer) is cut like any text.
+/// branch, a Proposal id, a KB path), cursors, `where` predicates and
+/// query vectors, kept whole; the long text around them is cut instead.
+/// They are the fields the answer's type marks
+/// ([`crate::keeper::model::Uncut`]), collected once
+/// from its schema ([`Identifiers::from_schema`]): the wire type is the
+/// rule's one owner, and a field it does not mark (an attribute value, a
+/// remote tool's answer) is cut like any text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identifiers {
-    /// The string here (or each string of the list here) is an identifier.
+    /// The value here is kept whole (each string and item in it).
     marked: bool,
     /// Per property, and `*` for any list item or map value.
     children: BTreeMap<String, Identifiers>,
@@ -92,10 +87,6 @@ impl Identifiers {
                 }
             }
         }
-        if self.marked {
-            // A marked list: each of its strings is an identifier.
-            self.child("*".into()).marked = true;
-        }
         self.children
             .retain(|_, c| c.marked || !c.children.is_empty());
     }
@@ -104,15 +95,20 @@ impl Identifiers {
         self.children.entry(key).or_default()
     }
 
-    /// Whether the string at JSON Pointer `path` is an identifier.
+    /// The node of the child `key` (a property, or `*` for an item).
+    fn below(&self, key: &str) -> Option<&Self> {
+        self.children.get(key).or_else(|| self.children.get("*"))
+    }
+
+    /// Whether the value at JSON Pointer `path` is kept whole.
+    #[cfg(test)]
     fn contains(&self, path: &str) -> bool {
         let mut node = self;
         for segment in path.split('/').skip(1) {
-            match node
-                .children
-                .get(segment)
-                .or_else(|| node.children.get("*"))
-            {
+            if node.marked {
+                return true;
+            }
+            match node.below(segment) {
                 Some(child) => node = child,
                 None => return false,
             }
@@ -193,10 +189,17 @@ pub fn cap_json(mut value: Value, caps: &OutputSettings, ids: &Identifiers) -> V
         &mut value,
         &mut String::new(),
         caps.max_value_chars,
-        ids,
+        Some(ids),
         &mut cuts,
     );
-    cap_lists(&mut value, &mut String::new(), caps.max_items, &mut cuts);
+    let max_items = caps.max_items;
+    cap_lists(
+        &mut value,
+        &mut String::new(),
+        max_items,
+        Some(ids),
+        &mut cuts,
+    );
     let mut value_limit = caps.max_value_chars;
     let mut listed = MAX_LISTED_CUTS;
     loop {
@@ -204,16 +207,17 @@ pub fn cap_json(mut value: Value, caps: &OutputSettings, ids: &Identifiers) -> V
         if size <= caps.max_chars {
             break;
         }
-        if let Some(path) = largest_list(&value, 2) {
+        if let Some(path) = largest_list(&value, 2, ids) {
             halve_list(&mut value, &path, &mut cuts);
             continue;
         }
         if value_limit > MIN_VALUE_CHARS {
             value_limit = (value_limit / 2).max(MIN_VALUE_CHARS);
-            cap_strings(&mut value, &mut String::new(), value_limit, ids, &mut cuts);
+            let limit = value_limit;
+            cap_strings(&mut value, &mut String::new(), limit, Some(ids), &mut cuts);
             continue;
         }
-        if let Some(path) = largest_list(&value, 1) {
+        if let Some(path) = largest_list(&value, 1, ids) {
             halve_list(&mut value, &path, &mut cuts);
             continue;
         }
@@ -307,30 +311,47 @@ fn child_path(path: &str, key: &str) -> String {
     child
 }
 
-/// Calls `f` on each child of `value` with `path` extended to the child's
-/// JSON Pointer (one buffer for the whole walk, restored after each child).
+/// Where a walk is in an answer's [`Identifiers`] (`None`: below any mark).
+type Node<'a> = Option<&'a Identifiers>;
+
+/// The node of the child `key` of the value at `node`, and whether that
+/// child may be cut (it is not kept whole, nor the caps' own `cuts`).
+fn child_node<'a>(node: Node<'a>, key: &str) -> (Node<'a>, bool) {
+    let child = node.and_then(|n| n.below(key));
+    (child, key != CUTS_KEY && !child.is_some_and(|c| c.marked))
+}
+
+/// Calls `f` on each child of `value` that may be cut, with `path` extended
+/// to the child's JSON Pointer (one buffer for the whole walk, restored
+/// after each child) and its node of the identifiers (`node`'s child).
 fn for_each_child(
     value: &mut Value,
     path: &mut String,
-    mut f: impl FnMut(&mut Value, &mut String),
+    node: Node,
+    mut f: impl FnMut(&mut Value, &mut String, Node),
 ) {
     let parent = path.len();
     match value {
         Value::Object(map) => {
             for (k, v) in map.iter_mut() {
-                if !UNCUT_KEYS.contains(&k.as_str()) {
+                let (child, cuttable) = child_node(node, k);
+                if cuttable {
                     path.push('/');
                     push_escaped(path, k);
-                    f(v, path);
+                    f(v, path, child);
                     path.truncate(parent);
                 }
             }
         }
         Value::Array(items) => {
+            let (child, cuttable) = child_node(node, "*");
+            if !cuttable {
+                return;
+            }
             for (i, v) in items.iter_mut().enumerate() {
                 use std::fmt::Write as _;
                 let _ = write!(path, "/{i}");
-                f(v, path);
+                f(v, path, child);
                 path.truncate(parent);
             }
         }
@@ -349,17 +370,8 @@ fn push_escaped(path: &mut String, key: &str) {
     }
 }
 
-fn cap_strings(
-    value: &mut Value,
-    path: &mut String,
-    max: usize,
-    ids: &Identifiers,
-    cuts: &mut Vec<Cut>,
-) {
+fn cap_strings(value: &mut Value, path: &mut String, max: usize, node: Node, cuts: &mut Vec<Cut>) {
     if let Value::String(s) = value {
-        if ids.contains(path) {
-            return;
-        }
         let total = s.chars().count();
         if total > max {
             // A string cut before keeps its marker; cut only the kept part again.
@@ -376,7 +388,7 @@ fn cap_strings(
         }
         return;
     }
-    for_each_child(value, path, |v, p| cap_strings(v, p, max, ids, cuts));
+    for_each_child(value, path, node, |v, p, n| cap_strings(v, p, max, n, cuts));
 }
 
 /// Splits a previously cut string into its kept text and the count it names.
@@ -393,7 +405,7 @@ fn split_marker(s: &str) -> (&str, usize) {
     (s, 0)
 }
 
-fn cap_lists(value: &mut Value, path: &mut String, max: usize, cuts: &mut Vec<Cut>) {
+fn cap_lists(value: &mut Value, path: &mut String, max: usize, node: Node, cuts: &mut Vec<Cut>) {
     if let Value::Array(items) = value
         && items.len() > max
     {
@@ -401,40 +413,46 @@ fn cap_lists(value: &mut Value, path: &mut String, max: usize, cuts: &mut Vec<Cu
         items.truncate(max);
         record(cuts, path.to_string(), omitted, "items");
     }
-    for_each_child(value, path, |v, p| cap_lists(v, p, max, cuts));
+    for_each_child(value, path, node, |v, p, n| cap_lists(v, p, max, n, cuts));
 }
 
-/// The JSON Pointer of the list (with `min_len` items or more) that takes the
-/// most room.
-fn largest_list(value: &Value, min_len: usize) -> Option<String> {
-    fn walk(value: &Value, path: &str, min_len: usize, best: &mut Option<(usize, String)>) {
-        let children: Vec<(&Value, String)> = match value {
+/// The JSON Pointer of the list (with `min_len` items or more, not kept
+/// whole by `ids`) that takes the most room.
+fn largest_list(value: &Value, min_len: usize, ids: &Identifiers) -> Option<String> {
+    type Best = Option<(usize, String)>;
+    fn walk(value: &Value, path: &str, node: Node, min: usize, best: &mut Best) {
+        let children: Vec<(&Value, String, Node)> = match value {
             Value::Object(map) => map
                 .iter()
-                .filter(|(k, _)| !UNCUT_KEYS.contains(&k.as_str()))
-                .map(|(k, v)| (v, child_path(path, k)))
+                .filter_map(|(k, v)| {
+                    let (child, cuttable) = child_node(node, k);
+                    cuttable.then(|| (v, child_path(path, k), child))
+                })
                 .collect(),
-            Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (v, format!("{path}/{i}")))
-                .collect(),
+            Value::Array(items) => match child_node(node, "*") {
+                (child, true) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (v, format!("{path}/{i}"), child))
+                    .collect(),
+                (_, false) => Vec::new(),
+            },
             _ => return,
         };
         if let Value::Array(items) = value
-            && items.len() >= min_len
+            && items.len() >= min
         {
             let size = serde_json::to_string(value).map_or(0, |s| s.len());
             if best.as_ref().is_none_or(|(b, _)| size > *b) {
                 *best = Some((size, path.to_string()));
             }
         }
-        for (v, p) in children {
-            walk(v, &p, min_len, best);
+        for (v, p, n) in children {
+            walk(v, &p, n, min, best);
         }
     }
     let mut best = None;
-    walk(value, "", min_len, &mut best);
+    walk(value, "", Some(ids), min_len, &mut best);
     best.map(|(_, p)| p)
 }
 
@@ -503,7 +521,9 @@ mod tests {
     fn json_lists_and_values_are_cut_and_listed() {
         let v = json!({"rows": (0..10).collect::<Vec<_>>(), "note": "ż".repeat(30),
                        "where": {"attr": "a", "op": "in", "value": (0..10).collect::<Vec<_>>()}});
-        let out = cap_json(v, &caps(10_000, 4, 10), &Identifiers::NONE);
+        // The answer's type marks `where` whole (`keeper::model::Uncut`).
+        let marked = json!({"properties": {"where": {"type": "object", "x-identifier": true}}});
+        let out = cap_json(v, &caps(10_000, 4, 10), &Identifiers::from_schema(&marked));
         assert_eq!(out["rows"], json!([0, 1, 2, 3]));
         assert_eq!(
             out["note"],
@@ -650,10 +670,11 @@ mod tests {
 
     #[test]
     fn uncuttable_json_is_marked_not_silent() {
+        let marked = json!({"properties": {"where": {"type": "string", "x-identifier": true}}});
         let out = cap_json(
             json!({"where": "z".repeat(100)}),
             &caps(20, 50, 500),
-            &Identifiers::NONE,
+            &Identifiers::from_schema(&marked),
         );
         assert_eq!(out["cuts"][0]["unit"], "chars over max_chars");
     }

@@ -15,14 +15,14 @@ use crate::keeper::model::*;
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Changes {
     /// The branch read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// Its head.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub head: String,
     /// The Revision (id or 8+ digit prefix) the log was paged back to.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub since: Option<String>,
     /// `since` was found: `entries` are every Revision after it.
     pub reached_since: bool,
@@ -34,6 +34,7 @@ pub struct Changes {
     pub entries: Vec<LogEntry>,
     /// Where to continue (older Revisions), when there are more.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub next_cursor: Option<String>,
 }
 

@@ -43,7 +43,8 @@ use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall,
 use crate::tool::{ErrorCode, strip_host_arguments};
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
 use kb::KbTools;
-use lorebase::source::LorebaseTools;
+use lorebase::LorebaseTools;
+pub use lorebase::ResourceRead;
 use observe::{CallRecord, CallTelemetry};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
 pub use source::ToolOrigin;
@@ -111,7 +112,7 @@ impl Toolbox {
     /// not asked yet: see [`Toolbox::start`] and [`Toolbox::discover_remote`].
     pub fn new(settings: Settings) -> Result<Self, ToolboxError> {
         let keeper = KeeperClient::new(&settings.keeper)?;
-        Self::with_keeper(settings, keeper, None)
+        Self::with_keeper(settings, keeper)
     }
 
     /// [`Toolbox::new`], then the first discovery of the remote MCP servers
@@ -123,22 +124,7 @@ impl Toolbox {
         Ok(toolbox)
     }
 
-    /// A toolbox with other settings that shares this one's Keeper client
-    /// (one connection pool, one load of the system's root certificates) when
-    /// their Keeper settings are the same, and its call metrics and span
-    /// exporter; otherwise the same as [`Toolbox::new`].
-    pub fn sibling(&self, settings: Settings) -> Result<Self, ToolboxError> {
-        if settings.keeper != self.settings.keeper {
-            return Self::new(settings);
-        }
-        Self::with_keeper(settings, self.keeper.clone(), Some(self.telemetry.clone()))
-    }
-
-    fn with_keeper(
-        settings: Settings,
-        keeper: KeeperClient,
-        telemetry: Option<Arc<CallTelemetry>>,
-    ) -> Result<Self, ToolboxError> {
+    fn with_keeper(settings: Settings, keeper: KeeperClient) -> Result<Self, ToolboxError> {
         // Indexed in the background: a large or slow catalog never holds
         // back a front end's start (the MCP handshake); KB calls wait for it.
         let catalog = match &settings.kb.dir {
@@ -146,10 +132,7 @@ impl Toolbox {
             None => None,
         };
         let remote = RemoteTools::new(&settings.mcp, &settings.output)?;
-        let telemetry = match telemetry {
-            Some(shared) => shared,
-            None => Arc::new(CallTelemetry::new(&settings).map_err(ToolboxError::Traces)?),
-        };
+        let telemetry = Arc::new(CallTelemetry::new(&settings).map_err(ToolboxError::Traces)?);
         let settings = Arc::new(settings);
         let toolbox = Self {
             lorebase: LorebaseTools::new(keeper.clone(), settings.clone()),
@@ -167,28 +150,23 @@ impl Toolbox {
         Ok(toolbox)
     }
 
-    /// `tools.allow` must name served tools (see [`selection::check`]).
+    /// `tools.allow` must name served tools (see [`selection::check`]):
+    /// the built-in tools [`ToolView::admits`] for one agent.
     fn check_selection(&self) -> Result<(), ToolboxError> {
         let sel = &self.settings.tools;
         if sel.allow.is_none() && sel.deny.is_empty() {
             return Ok(());
         }
-        let mut offered: Vec<(&str, bool)> =
-            lorebase::TOOLS.iter().map(|t| (t.name, t.writes)).collect();
-        if self.kb.catalog().is_some() {
-            offered.extend(kb::NAMES.map(|name| (name, false)));
-        }
-        let served: Vec<&str> = offered
-            .iter()
-            .filter(|(name, writes)| selection::serves(sel, name, *writes))
-            .map(|(name, _)| *name)
-            .collect();
-        let existing: Vec<&str> = lorebase::TOOLS
-            .iter()
-            .map(|t| t.name)
-            .chain(kb::NAMES)
-            .collect();
+        let view = self.view(None, Audience::OneAgent);
+        let served: Vec<&str> = self.built_in_names().filter(|n| view.admits(n)).collect();
+        let existing: Vec<&str> = self.built_in_names().collect();
         selection::check(sel, &served, &existing).map_err(ToolboxError::Selection)
+    }
+
+    /// The names of every built-in tool, served or not, in table order (the
+    /// Lorebase tools, then the KB tools).
+    fn built_in_names(&self) -> impl Iterator<Item = &'static str> {
+        lorebase::TOOLS.iter().map(|t| t.name).chain(kb::NAMES)
     }
 
     /// Asks the remote MCP servers (`mcp.servers`) for their tools, all at
@@ -237,9 +215,10 @@ impl Toolbox {
         ToolView::new(self, narrowing, audience)
     }
 
-    /// Every built-in definition, selected or not (output schemas only with
-    /// `output.schemas`).
-    fn built_in_definitions(&self) -> Vec<ToolDefinition> {
+    /// Every built-in definition, served or not (output schemas only with
+    /// `output.schemas`): for a front end that keeps their MCP form made
+    /// once; which of them a caller sees is [`ToolView::admits`]'s answer.
+    pub fn built_in_definitions(&self) -> Vec<ToolDefinition> {
         let mut defs = self.lorebase.definitions();
         defs.extend(self.kb.definitions());
         if !self.settings.output.schemas {
@@ -433,16 +412,21 @@ impl Toolbox {
         .await
     }
 
-    /// Runs one tool for a resource read, unrecorded: only inside
-    /// [`Toolbox::read_resource`], which records the read.
-    pub async fn call_for_resource(
+    /// Reads Keeper for a resource (`resources/read`), unrecorded: only
+    /// inside [`Toolbox::read_resource`], which records the read. No tool
+    /// call: a resource is served when the Lorebase tools are
+    /// ([`ToolView::serves`]), whatever the tool selection; it reads and
+    /// renders as the read `read` names does (the same checks, the same text).
+    pub async fn read_for_resource(
         &self,
-        name: &str,
-        arguments: Map<String, Value>,
+        read: ResourceRead<'_>,
         credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
-        self.dispatch(self.origin_of(name), name, arguments, credential, None)
+        let (name, arguments) = read.as_call();
+        self.lorebase
+            .call(name, arguments, credential)
             .await
+            .ok_or_else(|| ToolCallError::UnknownTool(name.to_string()))
     }
 
     /// Records a call a front end refused before calling the toolbox (no
@@ -464,7 +448,7 @@ impl Toolbox {
         observe::refused(&self.telemetry, name, label, outcome, key, scope, origin);
     }
 
-    /// The call metrics (shared with siblings), for `/metrics`.
+    /// The call metrics (shared by its clones), for `/metrics`.
     pub fn call_metrics(&self) -> &CallMetrics {
         &self.telemetry.metrics
     }

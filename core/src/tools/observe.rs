@@ -31,7 +31,7 @@ const HERALD_CODES: [&str; 3] = [
     crate::tools::kb::KB_UNAVAILABLE,
 ];
 
-/// What a toolbox records of its calls; shared by its clones and siblings.
+/// What a toolbox records of its calls; shared by its clones.
 #[derive(Debug)]
 pub(crate) struct CallTelemetry {
     /// Calls by tool and outcome, their latency, calls in flight.

@@ -14,16 +14,17 @@
 //! keys read (and removed) here: `"x-required": true` (a field Herald always
 //! sends although Keeper may leave it out), `"x-nullable": true` (a field
 //! shown as possibly `null`), `"x-description"` (a description output
-//! schemas keep), and `"x-identifier": true` (an identifier the output caps
-//! never cut: [`identifiers`] collects them for
-//! [`crate::render::caps::Identifiers`]).
+//! schemas keep); and the mark of a field whose schema type is
+//! [`crate::keeper::model::Uncut`] (a value the output caps never cut:
+//! [`identifiers`] collects them for [`crate::render::caps::Identifiers`]).
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::args::{Scope, shared_schemas};
-use crate::render::caps::{IDENTIFIER_MARK, Identifiers, cuts_schema};
+use crate::keeper::model::IDENTIFIER_MARK;
+use crate::render::caps::{Identifiers, cuts_schema};
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
@@ -85,7 +86,7 @@ pub(crate) fn output<T: JsonSchema>() -> Value {
 }
 
 /// The identifiers of an answer `T` (the fields its type marks
-/// `"x-identifier": true`), collected from its schema. A toolbox collects
+/// [`crate::keeper::model::Uncut`]), collected from its schema. A toolbox collects
 /// them once per tool and frees them with itself: no process-wide cache
 /// (the C library frees everything it allocated in `lorebase_herald_free`).
 pub(crate) fn identifiers<T: JsonSchema>() -> Identifiers {
@@ -93,7 +94,7 @@ pub(crate) fn identifiers<T: JsonSchema>() -> Identifiers {
 }
 
 /// A hand-written output schema (the KB tools') as published: without its
-/// `"x-identifier"` marks.
+/// marks ([`crate::keeper::model::uncut`]).
 pub(crate) fn unmarked(mut schema: Value) -> Value {
     walk(&mut schema, &mut |obj| {
         obj.shift_remove(IDENTIFIER_MARK);
@@ -269,14 +270,14 @@ mod tests {
 
     use super::{identifiers, output};
     use crate::config::OutputSettings;
-    use crate::keeper::model::RecordRef;
+    use crate::keeper::model::{RecordRef, Uncut};
     use crate::render::caps::cap_json;
 
     /// A wire type with a new identifier field, marked, beside long text.
     #[derive(Serialize, JsonSchema)]
     struct Answer {
         /// A new identifier.
-        #[schemars(extend("x-identifier" = true))]
+        #[schemars(with = "Uncut<String>")]
         record_id: String,
         /// Unmarked text.
         note: String,
@@ -324,6 +325,31 @@ mod tests {
             .filter_map(|c| c["path"].as_str())
             .collect();
         assert_eq!(cut, ["/note", "/items/0/id"], "{out}");
+    }
+
+    /// A cursor and a `where` predicate are kept whole by their types'
+    /// marks (cut, they would be wrong, not short), however tight the caps.
+    #[test]
+    fn cursors_and_predicates_are_kept_whole() {
+        use crate::keeper::model::{QueryResponse, ResolveResponse};
+        let caps = OutputSettings {
+            max_chars: 400,
+            max_items: 1,
+            max_value_chars: 8,
+            schemas: true,
+        };
+        let cursor = "c".repeat(100);
+        let query = json!({"revision": "r".repeat(64), "total": 3, "rows": [],
+            "next_cursor": cursor, "coverage": []});
+        let out = cap_json(query, &caps, &identifiers::<QueryResponse>());
+        assert_eq!(out["next_cursor"], json!(cursor), "{out}");
+        let predicate = json!({"and": [{"attr": "name", "op": "eq", "value": "v".repeat(50)},
+            {"attr": "risk", "op": "gt", "value": 5}]});
+        let resolve = json!({"revision": "r".repeat(64), "candidates": [{"type": "value",
+            "kind": "Supplier", "level": "exact", "score": 1.0, "matched": [], "where": predicate}],
+            "unmatched": [], "skipped_levels": [], "coverage": []});
+        let out = cap_json(resolve, &caps, &identifiers::<ResolveResponse>());
+        assert_eq!(out["candidates"][0]["where"], predicate, "{out}");
     }
 
     #[test]

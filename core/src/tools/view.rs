@@ -96,6 +96,21 @@ impl<'a> ToolView<'a> {
         self.access(name) == Access::Served
     }
 
+    /// Whether any tool of the family `origin` is served to this caller:
+    /// what turns on what a family brings besides its tools (the Lorebase
+    /// family: the resources, the prompt and completion; the server
+    /// instructions' paragraphs). Remote tools count once discovered.
+    pub fn serves(&self, origin: ToolOrigin) -> bool {
+        match origin {
+            ToolOrigin::Remote => !self.remote_definitions().is_empty(),
+            _ => self
+                .toolbox
+                .built_in_names()
+                .filter(|name| self.toolbox.origin_of(name) == Some(origin))
+                .any(|name| self.admits(name)),
+        }
+    }
+
     /// Whether the tool `name` is served to this caller, and if not, why.
     pub fn access(&self, name: &str) -> Access {
         let Some(origin) = self.toolbox.origin_of(name) else {

@@ -1,4 +1,4 @@
-//! Putting it together: the settings, the toolbox and the served tools of one
+//! Putting it together: the settings, the toolbox and the tools' MCP form of one
 //! Herald ([`Herald`]), and serving it on the configured transport.
 
 pub(crate) mod remote_refresh;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use herald_core::config::SettingKey;
 use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
-use herald_core::tools::Toolbox;
+use herald_core::tools::{Audience, ToolView, Toolbox};
 use rmcp::ServiceExt;
 
 use crate::app::shutdown::Shutdown;
@@ -20,7 +20,7 @@ use crate::http::metrics::{self, MetricsEndpoint};
 use crate::http::readiness::Readiness;
 use crate::mcp::credential::CallerAuth;
 use crate::mcp::handler::HeraldServer;
-use crate::mcp::served_tools::ServedTools;
+use crate::mcp::served_tools::ToolForms;
 use crate::mcp::stdio::StdioTransport;
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
@@ -55,40 +55,30 @@ impl Launcher {
     }
 }
 
-/// A Herald ready to serve: its settings, toolbox and served tools.
+/// A Herald ready to serve: its settings, toolbox and its tools' MCP form.
 #[derive(Debug, Clone)]
 pub struct Herald {
     /// The resolved settings.
     pub settings: Settings,
     /// The toolbox.
     pub toolbox: Toolbox,
-    /// The tools served (the toolbox's, narrowed by the selection).
-    pub tools: ServedTools,
-    /// Resources and completion: the toolbox without the tool selection.
-    pub reads: Toolbox,
+    /// The MCP form of the built-in tools (which are served: the toolbox's
+    /// view, [`Toolbox::view`]).
+    pub tools: ToolForms,
 }
 
 impl Herald {
-    /// Builds the toolbox and the served tools (no Keeper call). A name in
+    /// Builds the toolbox and its tools' MCP form (no Keeper call). A name in
     /// `tools.allow` that is not served is a settings error.
     pub fn build(settings: Settings) -> Result<Self, ServerError> {
         let toolbox = Toolbox::new(settings.clone())?;
         // The remote tools (`mcp.servers`) are added by the handler as they
         // are discovered; these are the built-in ones.
-        let tools = ServedTools::new(toolbox.local_definitions());
-        let defaults = Settings::default();
-        let unselected = Settings {
-            tools: defaults.tools,
-            kb: defaults.kb,
-            ..settings.clone()
-        };
-        // Shares the toolbox's Keeper client (one pool, one load of the roots).
-        let reads = toolbox.sibling(unselected)?;
+        let tools = ToolForms::new(toolbox.built_in_definitions());
         Ok(Self {
             settings,
             toolbox,
             tools,
-            reads,
         })
     }
 
@@ -99,14 +89,14 @@ impl Herald {
         self.toolbox.discover_remote().await;
     }
 
+    /// The tools one agent is served (stdio, the one-shot commands).
+    pub fn view(&self) -> ToolView<'_> {
+        self.toolbox.view(None, Audience::OneAgent)
+    }
+
     /// The MCP handler for `auth`.
     pub fn handler(&self, auth: CallerAuth) -> HeraldServer {
-        HeraldServer::new(
-            self.toolbox.clone(),
-            self.reads.clone(),
-            self.tools.clone(),
-            auth,
-        )
+        HeraldServer::new(self.toolbox.clone(), self.tools.clone(), auth)
     }
 }
 
@@ -235,7 +225,7 @@ pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(
     }
     tracing::info!(
         keeper = %herald.settings.keeper.base_url,
-        tools = herald.tools.names().len(),
+        tools = herald.tools.names(&herald.view()).len(),
         "serving MCP over stdio"
     );
     let handler = herald.handler(CallerAuth::Configured);

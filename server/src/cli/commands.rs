@@ -12,7 +12,6 @@ use crate::app::Herald;
 use crate::cli::ListFormat;
 use crate::cli::tool_tokens;
 use crate::error::ServerError;
-use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
 
 /// Largest argument document read from stdin (`call TOOL -`).
 pub(crate) const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
@@ -40,22 +39,13 @@ pub(crate) fn print_tools(herald: &Herald, format: Option<ListFormat>) -> Result
 /// The built-in tools served, then the remote ones discovered (a built-in
 /// name wins).
 fn all_tools(herald: &Herald) -> Vec<Tool> {
-    let mut tools = herald.tools.tools().to_vec();
-    tools.extend(
-        herald
-            .toolbox
-            .remote_definitions()
-            .iter()
-            .filter(|d| herald.tools.get(&d.name).is_none())
-            .map(to_mcp_tool),
-    );
-    tools
+    herald.tools.served(&herald.view())
 }
 
 /// Where a tool comes from: `lorebase` (Keeper), `kb` (the markdown
 /// catalog), or `remote <server> <url>` (an MCP server of `mcp.servers`).
 pub(crate) fn source_of(herald: &Herald, name: &str) -> String {
-    if herald.tools.get(name).is_some() {
+    if herald.view().admits(name) {
         match herald.toolbox.origin_of(name) {
             Some(ToolOrigin::Kb) => return "kb".into(),
             Some(ToolOrigin::Lorebase) => return "lorebase".into(),
@@ -142,15 +132,15 @@ pub(crate) async fn call(
     json: Option<&str>,
 ) -> Result<i32, ServerError> {
     let arguments = parse_arguments(json)?;
-    if herald.tools.get(tool).is_none() && herald.toolbox.remote().find(tool).is_none() {
-        return Err(unknown(tool, &herald.tools));
+    if !herald.view().admits(tool) {
+        return Err(unknown(tool, herald));
     }
     let out = herald
         .toolbox
         .call(tool, arguments, &Credential::Configured)
         .await
         .map_err(|e| match e {
-            ToolCallError::UnknownTool(_) => unknown(tool, &herald.tools),
+            ToolCallError::UnknownTool(_) => unknown(tool, herald),
             e @ (ToolCallError::BadArguments(_) | ToolCallError::EmptyApiKey) => {
                 ServerError::Usage(e.to_string())
             }
@@ -163,11 +153,11 @@ pub(crate) async fn call(
     Ok(if out.is_error { 1 } else { 0 })
 }
 
-fn unknown(tool: &str, tools: &ServedTools) -> ServerError {
+fn unknown(tool: &str, herald: &Herald) -> ServerError {
     let shown: String = tool.chars().take(100).collect();
     ServerError::Usage(format!(
         "unknown tool {shown:?}; tools: {}",
-        tools.names().join(", ")
+        herald.tools.names(&herald.view()).join(", ")
     ))
 }
 

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use herald_core::config::aliases::{flag, flag_label};
 use herald_core::config::{LogFormat, Overrides, SettingKey};
+use herald_core::tools::kb;
 use serde_json::{Value, json};
 
 /// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
@@ -189,9 +190,6 @@ pub(crate) enum ListFormat {
 /// The source label of the settings the `kb DIR` command sets.
 const KB_COMMAND: &str = "kb DIR";
 
-/// The tools of the KB-only mode (`kb DIR`).
-pub(crate) const KB_TOOLS: [&str; 2] = ["kb_search", "kb_get"];
-
 impl Cli {
     /// Parses `args` (the first one is the program name).
     pub(crate) fn parse_args(args: &[String]) -> Result<Self, clap::Error> {
@@ -223,7 +221,7 @@ impl Cli {
         };
         let allow = match (&f.tools, self.kb_only()) {
             (Some(allow), _) => given(SettingKey::ToolsAllow, Some(json!(clean_names(allow)))),
-            (None, true) => by_command(SettingKey::ToolsAllow, json!(KB_TOOLS)),
+            (None, true) => by_command(SettingKey::ToolsAllow, json!(kb::NAMES)),
             (None, false) => None,
         };
         [

@@ -102,10 +102,10 @@ pub(crate) fn table(tools: &[Tool]) -> String {
 #[cfg(test)]
 mod tests {
     use herald_core::config::Settings;
-    use herald_core::tools::Toolbox;
+    use herald_core::tools::{Audience, Toolbox};
 
     use super::*;
-    use crate::mcp::served_tools::ServedTools;
+    use crate::mcp::served_tools::ToolForms;
 
     /// The 14 Lorebase tools and the two KB tools, as `tools/list` sends them.
     fn served() -> Vec<Tool> {
@@ -113,7 +113,8 @@ mod tests {
         let mut settings = Settings::default();
         settings.kb.dir = Some(dir.path().to_path_buf());
         let toolbox = Toolbox::new(settings).unwrap();
-        ServedTools::new(toolbox.definitions()).tools().to_vec()
+        let forms = ToolForms::new(toolbox.built_in_definitions());
+        forms.served(&toolbox.view(None, Audience::OneAgent))
     }
 
     #[test]

@@ -9,7 +9,7 @@ use herald_core::keeper::model::ProblemCode;
 use herald_core::telemetry::CallOrigin;
 use herald_core::tool::ErrorCode;
 use herald_core::tools::{
-    Access, Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolView, Toolbox,
+    Access, Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolOrigin, ToolView, Toolbox,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -25,7 +25,7 @@ use crate::http::cancel_notice::CallsInFlight;
 use crate::mcp::credential::{CallerAuth, oauth_caller};
 use crate::mcp::domain_hints::DomainHints;
 use crate::mcp::instructions::instructions;
-use crate::mcp::served_tools::{ServedTools, to_mcp_tool};
+use crate::mcp::served_tools::ToolForms;
 use crate::mcp::{completion, malformed_params, prompt, removed_methods, resources};
 
 /// The server's name in `serverInfo`.
@@ -57,12 +57,11 @@ pub struct HeraldServer {
 
 struct Inner {
     toolbox: Toolbox,
-    /// Reads for resources and completion: the same Keeper and settings,
-    /// without the tool selection (resources are reads, whatever tools are served).
-    reads: Toolbox,
-    tools: ServedTools,
+    /// The MCP form of the built-in tools (which a request sees: its view).
+    tools: ToolForms,
     auth: CallerAuth,
-    /// Lorebase tools are served (else KB-only: no resources, prompt or completion).
+    /// The view serves Lorebase tools: resources, the prompt and completion
+    /// are served (else KB-only: none of them).
     lorebase: bool,
     /// The server instructions for what is served (`crate::mcp::instructions`).
     instructions: String,
@@ -73,7 +72,7 @@ struct Inner {
 impl std::fmt::Debug for HeraldServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HeraldServer")
-            .field("tools", &self.inner.tools.names())
+            .field("tools", &self.inner.tools.names(&self.view(None)))
             .field("auth", &self.inner.auth)
             .finish()
     }
@@ -93,17 +92,18 @@ impl HeraldServer {
         }
     }
 
-    /// A handler serving `tools` (already narrowed) from `toolbox`; `reads`
-    /// serves resources and completion (a toolbox without the tool selection).
-    pub fn new(toolbox: Toolbox, reads: Toolbox, tools: ServedTools, auth: CallerAuth) -> Self {
-        let lorebase = tools.names().iter().any(|n| n.starts_with("lorebase_"));
-        let kb = tools.names().iter().any(|n| n.starts_with("kb_"));
+    /// A handler serving `toolbox`'s tools (`tools`: their MCP form) as each
+    /// request's view admits them; resources, the prompt and completion
+    /// when the view serves the Lorebase tools.
+    pub fn new(toolbox: Toolbox, tools: ToolForms, auth: CallerAuth) -> Self {
+        let served = toolbox.view(None, Audience::OneAgent);
+        let lorebase = served.serves(ToolOrigin::Lorebase);
+        let kb = served.serves(ToolOrigin::Kb);
         let instructions = instructions(lorebase, kb, !toolbox.remote().is_empty());
         let hints = Arc::new(DomainHints::new(lorebase && auth == CallerAuth::Configured));
         Self {
             inner: Arc::new(Inner {
                 toolbox,
-                reads,
                 tools,
                 auth,
                 lorebase,
@@ -126,8 +126,8 @@ impl HeraldServer {
         &self.inner.toolbox
     }
 
-    /// The served tools (built-in).
-    pub fn tools(&self) -> &ServedTools {
+    /// The MCP form of the built-in tools.
+    pub fn tools(&self) -> &ToolForms {
         &self.inner.tools
     }
 
@@ -166,16 +166,7 @@ impl HeraldServer {
     /// The tools served to a request, in their MCP form: the built-in ones
     /// (made once), then the remote ones, as its view admits them.
     fn tools_for(&self, view: ToolView<'_>) -> Vec<Tool> {
-        let mut tools: Vec<Tool> = self
-            .inner
-            .tools
-            .tools()
-            .iter()
-            .filter(|t| view.admits(&t.name))
-            .cloned()
-            .collect();
-        tools.extend(view.remote_definitions().iter().map(to_mcp_tool));
-        tools
+        self.inner.tools.served(&view)
     }
 
     /// A tool call (`tools/call`), run by [`ServerHandler::call_tool`]
@@ -228,17 +219,8 @@ impl HeraldServer {
 
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
-        if !self.view(None, None).admits(name) {
-            return None;
-        }
-        if let Some(tool) = self.inner.tools.get(name) {
-            return Some(tool.clone());
-        }
-        self.inner
-            .toolbox
-            .remote()
-            .find(name)
-            .map(|t| to_mcp_tool(&t.definition))
+        let remote = self.inner.toolbox.remote();
+        self.inner.tools.served_tool(&self.view(None, None), remote, name)
     }
 }
 
@@ -450,12 +432,12 @@ impl ServerHandler for HeraldServer {
             .credential(&context.extensions)
             .map_err(|e| McpError::invalid_request(format!("[unauthorized] {e}"), None))?;
         // A resource read is not a tool call: audited as `resource read`.
-        let reads = &self.inner.reads;
+        let toolbox = &self.inner.toolbox;
         let origin = call_origin(&context);
-        let read = resources::read(reads, &request.uri, &credential);
+        let read = resources::read(toolbox, &request.uri, &credential);
         let (template, domain) = resources::ResourceUri::audited(&request.uri);
         let audited = (template, domain.as_str());
-        let reading = reads.read_resource(audited, &credential, &origin, |e| &e.message, read);
+        let reading = toolbox.read_resource(audited, &credential, &origin, |e| &e.message, read);
         unless_cancelled(&context, reading)
             .await
             .inspect_err(|e| {
@@ -503,7 +485,7 @@ impl ServerHandler for HeraldServer {
     ) -> Result<CompleteResult, McpError> {
         self.require_lorebase::<rmcp::model::CompleteRequestMethod>()?;
         let credential = self.inner.auth.credential(&context.extensions).ok();
-        let completing = completion::complete(&self.inner.reads, &request, credential.as_ref());
+        let completing = completion::complete(&self.inner.toolbox, &request, credential.as_ref());
         unless_cancelled(&context, async { Ok(completing.await) }).await
     }
 

@@ -9,7 +9,7 @@
 
 use herald_core::keeper::Credential;
 use herald_core::keeper::model::{ReadAt, RecordRef, Schema, SchemaDetail, SchemaParams};
-use herald_core::tools::{ToolCallError, Toolbox};
+use herald_core::tools::{ResourceRead, ToolCallError, Toolbox};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{ErrorCode, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use serde_json::{Map, Value, json};
@@ -221,18 +221,16 @@ async fn read_uri(
         ResourceUri::parse(uri).map_err(|e| McpError::invalid_params(e.to_string(), None))?;
     let (text, mime) = match &parsed {
         ResourceUri::Schema { domain } => {
-            let args = json!({"domain": domain});
-            (
-                tool_text(toolbox, "lorebase_schema", args, credential).await?,
-                "text/plain",
-            )
+            let read = ResourceRead::Schema { domain };
+            (read_text(toolbox, read, credential).await?, "text/plain")
         }
         ResourceUri::Record { domain, record } => {
-            let args = json!({"domain": domain, "ref": record.to_string()});
-            (
-                tool_text(toolbox, "lorebase_get", args, credential).await?,
-                "text/plain",
-            )
+            let record = record.to_string();
+            let read = ResourceRead::Record {
+                domain,
+                record: &record,
+            };
+            (read_text(toolbox, read, credential).await?, "text/plain")
         }
         ResourceUri::Lens { domain, lens } => {
             let schema = full_schema(toolbox, domain, credential).await?;
@@ -260,19 +258,15 @@ async fn read_uri(
     ]))
 }
 
-/// Runs a tool for a resource; its tool error becomes the protocol error.
-async fn tool_text(
+/// Reads Keeper for a resource; its tool error becomes the protocol error.
+async fn read_text(
     toolbox: &Toolbox,
-    tool: &str,
-    args: Value,
+    read: ResourceRead<'_>,
     credential: &Credential,
 ) -> Result<String, McpError> {
-    let Value::Object(args) = args else {
-        return Err(McpError::internal_error("resource arguments", None));
-    };
     // Unrecorded as a tool call: the read itself is audited (read_resource).
     let out = toolbox
-        .call_for_resource(tool, args, credential)
+        .read_for_resource(read, credential)
         .await
         .map_err(|e: ToolCallError| McpError::internal_error(e.to_string(), None))?;
     if out.is_error {

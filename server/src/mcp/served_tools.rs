@@ -1,42 +1,65 @@
-//! The tools this Herald serves (the toolbox's definitions, narrowed by the
-//! tool selection in core: `--read-only`, `--tools`, `--exclude-tools`, or
-//! `herald.tools.*`), in their MCP form (`tools/list`).
+//! The MCP form of the tools (`tools/list`): made once for the built-in
+//! tools ([`ToolForms`]), on each list for the remote ones. Which tools a
+//! caller sees is never decided here: it is its [`ToolView`]'s answer
+//! (core's `tools::view`, the one owner of "is this tool served?").
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use herald_core::tools::ToolDefinition;
+use herald_core::remote::RemoteTools;
+use herald_core::tools::{ToolDefinition, ToolView};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
-/// The served tools, in table order, with their MCP definitions.
+/// The MCP form of every built-in tool, in table order, made once.
 #[derive(Debug, Clone)]
-pub struct ServedTools {
-    tools: Vec<Tool>,
+pub struct ToolForms {
+    built_in: Vec<Tool>,
 }
 
-impl ServedTools {
-    /// The built-in tools served (the toolbox's local definitions, already
-    /// narrowed by the tool selection), in their MCP form.
-    pub fn new(served: Vec<ToolDefinition>) -> Self {
+impl ToolForms {
+    /// The MCP form of the toolbox's built-in definitions
+    /// ([`herald_core::tools::Toolbox::built_in_definitions`]).
+    pub fn new(built_in: Vec<ToolDefinition>) -> Self {
         Self {
-            tools: served.iter().map(to_mcp_tool).collect(),
+            built_in: built_in.iter().map(to_mcp_tool).collect(),
         }
     }
 
-    /// The MCP definitions, in table order.
-    pub fn tools(&self) -> &[Tool] {
-        &self.tools
+    /// The built-in tools `view` serves, in table order.
+    pub fn built_in<'a>(&'a self, view: &'a ToolView<'_>) -> impl Iterator<Item = &'a Tool> {
+        self.built_in.iter().filter(|t| view.admits(&t.name))
     }
 
-    /// The MCP definition of `name`, when served.
-    pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|t| t.name == name)
+    /// Every tool `view` serves: the built-in ones, then the remote ones
+    /// discovered so far.
+    pub fn served(&self, view: &ToolView<'_>) -> Vec<Tool> {
+        let mut tools: Vec<Tool> = self.built_in(view).cloned().collect();
+        tools.extend(view.remote_definitions().iter().map(to_mcp_tool));
+        tools
     }
 
-    /// The served names, in table order.
-    pub fn names(&self) -> Vec<&str> {
-        self.tools.iter().map(|t| t.name.as_ref()).collect()
+    /// The tool called `name`, when `view` serves it (a remote one found
+    /// in `remote`, the toolbox's).
+    pub fn served_tool(
+        &self,
+        view: &ToolView<'_>,
+        remote: &RemoteTools,
+        name: &str,
+    ) -> Option<Tool> {
+        if !view.admits(name) {
+            return None;
+        }
+        if let Some(tool) = self.built_in.iter().find(|t| t.name == name) {
+            return Some(tool.clone());
+        }
+        remote.find(name).map(|t| to_mcp_tool(&t.definition))
+    }
+
+    /// The names of the built-in tools `view` serves, in table order.
+    pub fn names<'a>(&'a self, view: &ToolView<'_>) -> Vec<&'a str> {
+        let served = self.built_in.iter().filter(|t| view.admits(&t.name));
+        served.map(|t| t.name.as_ref()).collect()
     }
 }
 
@@ -107,14 +130,22 @@ mod tests {
     }
 
     #[test]
-    fn every_served_tool_in_order() {
-        let served = ServedTools::new(vec![
-            def("lorebase_get", true),
-            def("lorebase_execute", false),
-        ]);
-        assert_eq!(served.names(), ["lorebase_get", "lorebase_execute"]);
-        assert!(served.get("lorebase_execute").is_some());
-        assert!(served.get("lorebase_schema").is_none());
+    fn the_view_decides_which_forms_are_served() {
+        let mut settings = herald_core::config::Settings::default();
+        settings.tools.deny = vec!["lorebase_execute".into()];
+        let toolbox = herald_core::tools::Toolbox::new(settings).unwrap();
+        let forms = ToolForms::new(toolbox.built_in_definitions());
+        let view = toolbox.view(None, herald_core::tools::Audience::OneAgent);
+        let names = forms.names(&view);
+        assert_eq!(names.len(), 13);
+        assert!(!names.contains(&"lorebase_execute"));
+        let remote = toolbox.remote();
+        assert!(
+            forms
+                .served_tool(&view, remote, "lorebase_execute")
+                .is_none()
+        );
+        assert!(forms.served_tool(&view, remote, "lorebase_get").is_some());
     }
 
     #[test]

@@ -89,10 +89,10 @@ wire_schema!(PackLineage, |generator| with_ref::<AttributeLineage>(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ContextPack {
     /// The branch read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// The question, when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,15 +180,15 @@ pub struct Edit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Proposal {
     /// Id (`prop_...`).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub id: String,
     /// Status.
     pub status: Open<ProposalStatus>,
     /// The work branch.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The branch it targets.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub target: String,
     /// Title (the intent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -199,20 +199,20 @@ pub struct Proposal {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ExecuteResult {
     /// The Operation.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub operation: String,
     /// What happened.
     pub status: Open<ExecuteStatus>,
     /// The branch written (or that would be).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The head the run started from (pass it as `expected_head` to commit).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub head: String,
     /// The new Revision, when something was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("x-nullable" = true))]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub revision: Option<String>,
     /// The edits.
     pub edits: Vec<Edit>,

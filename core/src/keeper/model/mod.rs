@@ -8,10 +8,11 @@
 //! Attribute values are dynamic in a Domain (their type comes from the schema),
 //! so they are [`serde_json::Value`]; everything else has a type.
 //!
-//! An identifier an agent passes back (a ref, a Revision id, a branch, a
-//! name) is marked on its field with `#[schemars(extend("x-identifier" =
-//! true))]`: the output caps never cut it (`render::caps::Identifiers`),
-//! and an unmarked field (a new one included) is cut like any text.
+//! What the output caps never cut (an identifier an agent passes back: a
+//! ref, a Revision id, a branch, a name; a cursor; a `where` predicate) is
+//! a field whose schema type is [`Uncut`] (`#[schemars(with =
+//! "Uncut<String>")]`): `render::caps::Identifiers` reads the mark, and an
+//! unmarked field (a new one included) is cut like any text.
 
 use std::fmt;
 use std::str::FromStr;
@@ -34,6 +35,8 @@ mod revisions;
 pub use revisions::*;
 mod agent;
 pub use agent::*;
+mod uncut;
+pub use uncut::{IDENTIFIER_MARK, Uncut, uncut};
 
 /// A Record reference, `Kind/key` (for example `Supplier/S-1001`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -97,8 +100,10 @@ impl Serialize for RecordRef {
 // A string; the description (`Kind/key`) stays in output schemas, which
 // drop the descriptions doc comments give. A ref is an identifier wherever
 // an answer holds one: the output caps never cut it.
-wire_schema!(RecordRef, |_generator| {
-    schemars::json_schema!({"type": "string", "x-description": "Kind/key", "x-identifier": true})
+wire_schema!(RecordRef, |generator| {
+    let mut schema = generator.subschema_for::<Uncut<String>>();
+    schema.insert("x-description".into(), "Kind/key".into());
+    schema
 });
 
 impl<'de> Deserialize<'de> for RecordRef {
@@ -169,7 +174,7 @@ pub struct Issue {
     /// Where the issue is (`parameters.risk_score`, `query.where.and[0].op`).
     #[serde(default)]
     #[schemars(extend("x-required" = true))]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub path: String,
     /// What is wrong there.
     pub message: String,
@@ -235,7 +240,7 @@ wire_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeChange {
     /// The attribute's api name.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub attribute: String,
     /// The value before (omitted when the request did not ask for values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,7 +265,7 @@ pub struct RecordHeader {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Link {
     /// The Relation's api name.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub relation: String,
     /// The source Record.
     pub from: RecordRef,
@@ -277,11 +282,11 @@ pub struct CoverageSignal {
     pub message: String,
     /// The Kind concerned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub kind: Option<String>,
     /// The Attribute concerned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub attribute: Option<String>,
     /// Records missing the Attribute.
     #[serde(default, skip_serializing_if = "Option::is_none")]

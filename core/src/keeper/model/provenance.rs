@@ -19,11 +19,11 @@ pub struct Origin {
     /// When (RFC 3339, UTC).
     pub time: String,
     /// The Revision (64 hex digits).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub operation: Option<String>,
     /// The Source, for `source` and `import` origins that have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,7 +40,7 @@ pub struct Origin {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Evidence {
     /// The document.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub document_id: String,
     /// Span start (characters).
     pub start: u64,
@@ -57,7 +57,7 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProposalRef {
     /// Id (`prop_...`).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub id: String,
     /// Status.
     pub status: Open<ProposalStatus>,
@@ -66,7 +66,7 @@ pub struct ProposalRef {
     pub title: Option<String>,
     /// The work branch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub branch: Option<String>,
 }
 
@@ -88,7 +88,7 @@ wire_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeLineage {
     /// The attribute.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub attribute: String,
     /// Its current value.
     pub value: Value,
@@ -126,10 +126,10 @@ pub struct Explain {
     #[serde(default)]
     pub title: String,
     /// The branch read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// How the Record was created.
     pub created: Origin,
@@ -147,7 +147,7 @@ pub struct Explain {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistoryEntry {
     /// The Revision.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// When (RFC 3339, UTC).
     pub time: String,
@@ -157,7 +157,7 @@ pub struct HistoryEntry {
     pub origin_type: Open<OriginType>,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub operation: Option<String>,
     /// The Revision's message.
     #[serde(default)]
@@ -175,10 +175,10 @@ pub struct History {
     #[serde(rename = "ref")]
     pub record: RecordRef,
     /// The branch read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// Changes of the Record up to that Revision.
     pub total: u64,
@@ -186,6 +186,7 @@ pub struct History {
     pub entries: Vec<HistoryEntry>,
     /// The next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub next_cursor: Option<String>,
 }
 
@@ -196,10 +197,10 @@ pub struct Lineage {
     #[serde(rename = "ref")]
     pub record: RecordRef,
     /// The branch read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// Changes of the Record up to that Revision.
     pub changes: u64,

@@ -30,10 +30,10 @@ pub struct RecordView {
     #[serde(default)]
     pub title: String,
     /// The branch read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// Attribute values (masked ones are `"***"`).
     pub values: BTreeMap<String, Value>,
@@ -104,11 +104,11 @@ pub struct Candidate {
     #[serde(rename = "type")]
     pub candidate_type: Open<CandidateType>,
     /// The Kind.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub kind: String,
     /// The Attribute (attribute and value candidates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub attribute: Option<String>,
     /// The Attribute's type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,7 +125,7 @@ pub struct Candidate {
     /// A ready-to-use predicate (value candidates), as Keeper wrote it: it
     /// is passed on unchanged, so a newer Keeper's predicate stays whole.
     #[serde(rename = "where", default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Predicate>")]
+    #[schemars(with = "Option<Uncut<Predicate>>")]
     pub where_predicate: Option<Value>,
     /// Records it selects (kind and value candidates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,7 +145,7 @@ pub struct SkippedLevel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResolveResponse {
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// Candidates, best first.
     pub candidates: Vec<Candidate>,
@@ -267,7 +267,7 @@ pub struct AggregateGroup {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AggregateResult {
     /// The Kind counted.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub kind: String,
     /// The attribute grouped by.
     pub group_by: String,
@@ -279,7 +279,7 @@ pub struct AggregateResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct QueryResponse {
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// Records matching the filter.
     pub total: u64,
@@ -290,6 +290,7 @@ pub struct QueryResponse {
     pub aggregate: Option<AggregateResult>,
     /// The next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub next_cursor: Option<String>,
     /// Coverage signals.
     #[serde(default)]
@@ -346,7 +347,7 @@ pub struct SearchHit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchResponse {
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// `lexical`, `vector` or `hybrid` (or a newer Keeper's own mode).
     #[schemars(extend("examples" = ["lexical", "vector", "hybrid"]))]
@@ -406,7 +407,7 @@ pub struct NeighborhoodNode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NeighborhoodResponse {
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// Nodes, seeds first.
     pub nodes: Vec<NeighborhoodNode>,

@@ -24,10 +24,10 @@ pub struct PageParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Branch {
     /// Name (`main`, `agent/agt_x/fix-risk`).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// Head Revision.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub head: String,
     /// The Domain's default branch.
     #[serde(default)]
@@ -49,6 +49,7 @@ pub struct BranchList {
     pub branches: Vec<Branch>,
     /// The next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub next_cursor: Option<String>,
 }
 
@@ -84,11 +85,11 @@ pub struct ChangeCounts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LogEntry {
     /// The Revision.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// Its parent (none for the first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub parent: Option<String>,
     /// When.
     pub time: String,
@@ -98,7 +99,7 @@ pub struct LogEntry {
     pub origin_type: Open<OriginType>,
     /// The Operation, for `operation` origins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub operation: Option<String>,
     /// The message.
     #[serde(default)]
@@ -113,8 +114,7 @@ wire_schema!(DiffCount, |generator| diff_count_schema(generator));
 fn diff_count_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let mut schema = generator.subschema_for::<ChangeCounts>();
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-        let mut name = generator.subschema_for::<String>();
-        name.insert("x-identifier".into(), true.into());
+        let name = generator.subschema_for::<Uncut<String>>();
         properties.insert("name".into(), name.into());
         properties.insert(
             "scope".into(),
@@ -196,10 +196,10 @@ pub struct DiffElement {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Diff {
     /// The older Revision (full id).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub from: String,
     /// The newer Revision (full id).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub to: String,
     /// Counts per Kind and Relation.
     pub counts: Vec<DiffCount>,
@@ -207,5 +207,6 @@ pub struct Diff {
     pub elements: Vec<DiffElement>,
     /// The next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub next_cursor: Option<String>,
 }

@@ -40,10 +40,10 @@ pub struct Schema {
     /// The Domain.
     pub domain: String,
     /// The branch read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub branch: String,
     /// The Revision read.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub revision: String,
     /// The Kinds.
     pub kinds: Vec<KindDef>,
@@ -69,7 +69,7 @@ pub struct Schema {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct KindDef {
     /// Api name (`Supplier`).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// The key attribute.
     pub key: String,
@@ -101,7 +101,7 @@ pub struct KindDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeDef {
     /// Api name.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// `string`, `integer`, `number`, `boolean`, `date`, `datetime`, `enum`, `list<string>`.
     #[serde(rename = "type")]
@@ -127,13 +127,13 @@ pub struct AttributeDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RelationDef {
     /// Api name (`supplies`).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// Source Kind.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub from: String,
     /// Target Kind.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub to: String,
     /// `one` or `many` targets per source.
     pub cardinality: String,
@@ -146,7 +146,7 @@ pub struct RelationDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraitDef {
     /// Api name.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// The Kinds implementing it.
     pub kinds: Vec<String>,
@@ -162,14 +162,14 @@ pub struct TraitDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OperationDef {
     /// Api name (`flag_supplier_risk`).
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// What it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The Kind it acts on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Option<Uncut<String>>")]
     pub kind: Option<String>,
     /// Its parameters.
     pub parameters: Vec<ParameterDef>,
@@ -191,7 +191,7 @@ wire_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ParameterDef {
     /// Name.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// Type, as for attributes.
     #[serde(rename = "type")]
@@ -208,7 +208,7 @@ pub struct ParameterDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LensDef {
     /// Api name.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// What it is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -233,7 +233,7 @@ pub struct LensDef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SourceInfo {
     /// Name.
-    #[schemars(extend("x-identifier" = true))]
+    #[schemars(with = "Uncut<String>")]
     pub name: String,
     /// When it was last synced (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,9 +10,13 @@
 mod agent;
 mod provenance;
 mod reads;
+mod resource;
 mod revisions;
 pub(crate) mod source;
 mod tool;
+
+pub use resource::ResourceRead;
+pub(crate) use source::LorebaseTools;
 
 use agent::{LorebaseContext, LorebaseExecute};
 use provenance::{LorebaseExplain, LorebaseHistory, LorebaseLineage};

@@ -60,7 +60,7 @@ pub(crate) trait LorebaseTool {
     /// Each is checked by its type (`tool_arguments!`) before [`Self::run`].
     type Args: Arguments<Checked: Send> + DeserializeOwned + JsonSchema + Send;
     /// Its answer: the `json` format and `structuredContent` (the fields
-    /// its type marks `"x-identifier"` are never cut).
+    /// its type marks [`crate::keeper::model::Uncut`] are never cut).
     type Answer: Serialize + JsonSchema + Send + Sync + 'static;
 
     /// Calls Keeper with the checked arguments, returns the answer.

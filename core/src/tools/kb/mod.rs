@@ -1,0 +1,32 @@
+//! The KB tools, `kb_search` and `kb_get`, over a markdown catalog
+//! ([`crate::kb`]), shaped as the Lorebase tools are: each tool is one
+//! `KbTool` impl (`tool`: its definition, its argument type, whose doc
+//! comments are the descriptions a model sees and from which its input
+//! schema is derived, and its handler; one module per tool: `search`,
+//! `get`), and `TOOLS` is their table. Their arguments are read
+//! leniently where runlore-mcp.md says so (every issue at once, `k` clamped:
+//! `tools::args::LenientCount`); unknown arguments are refused by
+//! the check every built-in tool shares. `KbTools` (`source`) is the
+//! `ToolSource` that offers them when `kb.dir` is set; `errors`: the KB's
+//! own failures. Their answers are built as JSON by
+//! [`crate::render::kb`] (no wire type to derive a schema from), so their
+//! output schemas are written here, on each tool.
+
+mod errors;
+mod get;
+mod search;
+mod source;
+mod tool;
+
+pub use errors::{KB_INDEXING, KB_UNAVAILABLE, not_found, not_ready};
+pub use get::{GetArgs, KB_GET};
+pub use search::{DEFAULT_K, KB_SEARCH, MAX_K, SearchArgs};
+pub(crate) use source::KbTools;
+pub use source::{call, definitions};
+
+use get::KbGet;
+use search::KbSearch;
+use tool::KbTool;
+
+/// The KB tools, in the order models see them (that of `TOOLS`).
+pub const NAMES: [&str; 2] = [KbSearch::NAME, KbGet::NAME];
