@@ -72,7 +72,7 @@ struct Inner {
 impl std::fmt::Debug for HeraldServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HeraldServer")
-            .field("tools", &self.inner.tools.names(&self.view(None)))
+            .field("tools", &self.inner.tools.names(&self.view(None, None)))
             .field("auth", &self.inner.auth)
             .finish()
     }

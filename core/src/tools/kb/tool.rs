@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::config::OutputSettings;
 use crate::error::ToolError;
 use crate::kb::KbCatalog;
-use crate::keeper::model::{Issue, ProblemCode};
+use crate::keeper::model::Issue;
 use crate::render::OutputFormat;
 use crate::render::caps::Identifiers;
 use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
