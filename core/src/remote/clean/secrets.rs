@@ -7,7 +7,7 @@
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 /// The shortest configured credential redacted by its value (a shorter one
 /// would redact ordinary words).
@@ -18,8 +18,8 @@ pub(super) const MIN_SECRET_CHARS: usize = 8;
 /// word boundary or where two lines were joined ([`spans`] checks it: a
 /// `\b` in the pattern would miss a key whose line was joined to the
 /// word before it).
-static PATTERNS: LazyLock<(RegexSet, Vec<Regex>)> = LazyLock::new(|| {
-    let patterns: Vec<&str> = vec![
+static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
         // Private key blocks, whole.
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
         // `Authorization: Bearer x`, `Basic x`.
@@ -42,14 +42,10 @@ static PATTERNS: LazyLock<(RegexSet, Vec<Regex>)> = LazyLock::new(|| {
         // `password=x`, `api_key: x`, `secret="x"`, `token=x`,
         // `aws_secret_access_key = x`: the name kept, the value redacted.
         r#"(?i)(?:[a-z0-9]+[_\-])*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key)["']?\s*[=:]\s*["']?(?P<s>[^\s"'&,;<>]{6,})"#,
-    ];
-    let regexes: Vec<Regex> = patterns
-        .iter()
-        .filter_map(|re| Regex::new(re).ok())
-        .collect();
-    let set =
-        RegexSet::new(regexes.iter().map(Regex::as_str)).unwrap_or_else(|_| RegexSet::empty());
-    (set, regexes)
+    ]
+    .into_iter()
+    .filter_map(|re| Regex::new(re).ok())
+    .collect()
 });
 
 /// A fence marker's name, Herald's (`untrusted_remote_output`) or Gemini
@@ -85,9 +81,7 @@ pub(super) fn spans(folded: &str, joins: &[usize], secrets: &[String]) -> Vec<(R
                 .map(|(at, s)| (at..at + s.len(), Cut::Secret)),
         );
     }
-    // One scan says which shapes occur at all; only those are searched again.
-    let (set, regexes) = &*PATTERNS;
-    for re in set.matches(folded).into_iter().map(|i| &regexes[i]) {
+    for re in PATTERNS.iter() {
         for caps in re.captures_iter(folded) {
             let whole = caps.get(0).map_or(0, |m| m.start());
             if let Some(m) = caps.name("s").or_else(|| caps.get(0))
