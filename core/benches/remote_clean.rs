@@ -41,10 +41,10 @@ fn bench(c: &mut Criterion) {
     for (name, text) in &inputs {
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_with_input(BenchmarkId::new("copy", name), text, |b, t| {
-            b.iter(|| t.to_string())
+            b.iter(|| t.to_string());
         });
         group.bench_with_input(BenchmarkId::new("clean_and_fence", name), text, |b, t| {
-            b.iter(|| Fence::new().wrap("s", "s__t", cleaner.text(t)))
+            b.iter(|| Fence::new().wrap("s", "s__t", cleaner.text(t)));
         });
     }
     group.finish();
