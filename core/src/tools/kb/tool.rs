@@ -132,4 +132,3 @@ pub(crate) fn parse<T: KbTool>(arguments: &Map<String, Value>) -> Result<T::Args
     }
     Ok(args)
 }
-
