@@ -152,7 +152,7 @@ impl Toolbox {
 
     /// Every built-in definition, served or not (output schemas only with
     /// `output.schemas`): for a front end that keeps their MCP form made
-    /// once; which of them a caller sees is [`ToolView::admits`]'s answer.
+    /// once; which of them a caller sees is [`ToolView::admits`](super::ToolView::admits)'s answer.
     pub fn built_in_definitions(&self) -> Vec<ToolDefinition> {
         let mut defs = self.lorebase.definitions();
         defs.extend(self.kb.definitions());
@@ -226,7 +226,7 @@ impl Toolbox {
     }
 
     /// A call, observed (counted, timed, audited, in its scope), of a tool
-    /// a [`ToolView`] has `admitted` or refused (then `UnknownTool`,
+    /// a [`ToolView`](super::ToolView) has `admitted` or refused (then `UnknownTool`,
     /// recorded as such), for `caller` when it is an OAuth caller.
     pub(super) async fn observed_call(
         &self,
@@ -300,7 +300,7 @@ impl Toolbox {
     /// Reads Keeper for a resource (`resources/read`), unrecorded: only
     /// inside [`Toolbox::read_resource`], which records the read. No tool
     /// call: a resource is served when the Lorebase tools are
-    /// ([`ToolView::serves`]), whatever the tool selection; it reads and
+    /// ([`ToolView::serves`](super::ToolView::serves)), whatever the tool selection; it reads and
     /// renders as the read `read` names does (the same checks, the same text).
     pub async fn read_for_resource(
         &self,

@@ -220,7 +220,9 @@ impl HeraldServer {
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
         let remote = self.inner.toolbox.remote();
-        self.inner.tools.served_tool(&self.view(None, None), remote, name)
+        self.inner
+            .tools
+            .served_tool(&self.view(None, None), remote, name)
     }
 }
 
