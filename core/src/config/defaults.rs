@@ -14,7 +14,7 @@ use super::keys::{Key, PendingSecret, entries};
 use super::mcp::McpSettings;
 use super::operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings};
 use super::raw::RawValue;
-use super::{
+use super::settings::{
     ChangesSettings, EnvProxy, HttpSettings, KbSettings, KeeperSettings, KeeperToken,
     OutputSettings, Settings, ToolSelection, Transport,
 };

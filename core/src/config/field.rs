@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::error::{ConfigError, SettingSource};
 use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
-use super::{KeeperToken, Transport};
+use super::settings::{KeeperToken, Transport};
 
 /// A key's value being checked, with what the error needs.
 pub(crate) struct Field<'a> {

@@ -23,7 +23,7 @@ use super::field::{
 use super::mcp::parse_servers;
 use super::raw::RawValue;
 use super::secret::Secret;
-use super::{MIN_MAX_CHARS, Settings};
+use super::settings::{MIN_MAX_CHARS, Settings};
 
 /// Checks a key's value and stores it (`keeper.api_key` in the pending secret).
 type Setter = fn(&Field<'_>, &mut Settings, &mut Option<PendingSecret>) -> Result<(), ConfigError>;

@@ -8,7 +8,8 @@ use super::error::{ConfigError, SettingSource};
 use super::keys::SettingKey;
 use super::layers::{self, Overrides};
 use super::secret::resolve_secret;
-use super::{EnvProxy, HttpSettings, KeeperToken, Settings, keys, mcp};
+use super::settings::{EnvProxy, HttpSettings, KeeperToken, Settings};
+use super::{keys, mcp};
 
 impl Settings {
     /// Loads the settings from the process environment (and the file named by

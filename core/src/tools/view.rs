@@ -26,9 +26,9 @@
 
 use serde_json::{Map, Value};
 
-use super::Toolbox;
 use super::selection::{self, ToolNarrowing};
 use super::source::ToolOrigin;
+use super::toolbox::{Toolbox, ToolboxError};
 use crate::config::{McpServerSettings, RemoteCredential, RemoteGrant};
 use crate::error::ToolError;
 use crate::keeper::Credential;
@@ -224,6 +224,97 @@ impl<'a> ToolView<'a> {
                 access == Access::Served,
                 caller,
             )
+            .await
+    }
+}
+
+/// The toolbox's calls and lists through a view: one agent's
+/// ([`Audience::OneAgent`], no narrowing) unless the caller builds its own.
+impl Toolbox {
+    /// `tools.allow` must name served tools (see [`selection::check`]):
+    /// the built-in tools [`ToolView::admits`] for one agent.
+    pub(super) fn check_selection(&self) -> Result<(), ToolboxError> {
+        let sel = &self.settings().tools;
+        if sel.allow.is_none() && sel.deny.is_empty() {
+            return Ok(());
+        }
+        let view = self.view(None, Audience::OneAgent);
+        let served: Vec<&str> = self.built_in_names().filter(|n| view.admits(n)).collect();
+        let existing: Vec<&str> = self.built_in_names().collect();
+        selection::check(sel, &served, &existing).map_err(ToolboxError::Selection)
+    }
+
+    /// The built-in definitions served (Lorebase, then KB), narrowed by the
+    /// tool selection, in table order: [`Toolbox::view`] for one agent.
+    pub fn local_definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).local_definitions()
+    }
+
+    /// The discovered remote definitions served: those whose name no built-in
+    /// tool takes, narrowed by the tool selection (`tools.read_only` drops
+    /// every remote tool the server does not declare read-only).
+    pub fn remote_definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).remote_definitions()
+    }
+
+    /// The tools one caller sees: the settings' selection, the audience's
+    /// rule for remote servers' tokens and the request's narrowing, in one
+    /// value that lists them and admits calls ([`ToolView`]).
+    pub fn view<'a>(
+        &'a self,
+        narrowing: Option<&'a ToolNarrowing>,
+        audience: Audience<'a>,
+    ) -> ToolView<'a> {
+        ToolView::new(self, narrowing, audience)
+    }
+
+    /// The definitions of the tools served, in table order: the Lorebase tools,
+    /// then the KB tools when a catalog is open, then the discovered remote
+    /// tools; `tools.read_only` drops `lorebase_execute` (and remote tools not
+    /// declared read-only), then the allow and deny lists apply.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).definitions()
+    }
+
+    /// Calls one tool. Tool failures are `Ok` with `is_error: true`; only a
+    /// caller's programming error (a tool not served) is `Err`.
+    ///
+    /// The call gets a new trace and request id; [`Toolbox::call_from`]
+    /// continues a caller's.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        self.call_from(name, arguments, credential, &CallOrigin::default())
+            .await
+    }
+
+    /// [`Toolbox::call`] for a caller that sent a trace context or a request
+    /// id (`origin`): its Keeper requests carry them.
+    ///
+    /// Every call of every front end passes here, once: it is counted
+    /// (`tool_calls_total`, its latency, calls in flight), runs in its
+    /// [`CallScope`](crate::telemetry::CallScope) (the trace and request id its Keeper requests carry),
+    /// and gets its audit line and, when traces are exported, its span. A
+    /// call dropped before it ends is recorded as `cancelled`.
+    ///
+    /// The arguments hosts add for themselves ([`crate::tool::HOST_ADDED_ARGUMENTS`]:
+    /// Gemini CLI's `wait_for_previous`) are dropped here, before any check,
+    /// unless the tool declares them.
+    ///
+    /// The caller is one agent ([`Audience::OneAgent`]); a front end serving
+    /// many calls through [`Toolbox::view`]'s [`ToolView::call_from`].
+    pub async fn call_from(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+        origin: &CallOrigin<'_>,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        self.view(None, Audience::OneAgent)
+            .call_from(name, arguments, credential, origin)
             .await
     }
 }

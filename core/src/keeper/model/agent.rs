@@ -7,7 +7,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::*;
+use super::common::*;
+use super::open::Open;
+use super::provenance::{AttributeLineage, HistoryEntry, ProposalStatus};
+use super::reads::RecordView;
+use super::schema::KindDef;
+use super::uncut::Uncut;
 
 /// `POST /context` body.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

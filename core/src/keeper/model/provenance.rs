@@ -7,7 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::*;
+use super::common::*;
+use super::open::Open;
+use super::schema::SourceInfo;
+use super::uncut::Uncut;
 
 /// Who set something, when, in which Revision, and how.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

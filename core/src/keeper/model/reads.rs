@@ -7,7 +7,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::*;
+use super::common::*;
+use super::open::Open;
+use super::uncut::Uncut;
 
 /// `GET /kinds/{kind}/records/{key}` query parameters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

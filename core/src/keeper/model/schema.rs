@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 #[allow(unused_imports)]
 use serde_json::Value;
 
-use super::*;
+use super::common::*;
+use super::open::Open;
+use super::uncut::Uncut;
 
 /// `GET /schema` query parameters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

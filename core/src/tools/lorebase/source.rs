@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use super::table::{ALWAYS_LOADED, TOOLS};
 use super::tool::{Ctx, ToolEntry};
-use super::{ALWAYS_LOADED, TOOLS};
 use crate::config::Settings;
 use crate::keeper::{Credential, KeeperClient};
 use crate::render::caps::Identifiers;
