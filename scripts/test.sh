@@ -168,8 +168,8 @@ stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-
 stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lints
 
 # --- tests (lanes balanced by their time on 2 cores, docs/benchmarks.md) ---------------------
-stage e2e-python --lane e2e --after binaries,setup-python-e2e -- .venv/bin/python -m pytest -q tests/python
-stage e2e-node --lane e2e --after binaries,setup-node-e2e -- npm test --prefix tests/node
+stage e2e-python --lane e2e --after binaries,setup-python-e2e -- .venv/bin/python -m pytest -q tests/e2e-python
+stage e2e-node --lane e2e --after binaries,setup-node-e2e -- npm test --prefix tests/e2e-node
 stage conformance --lane e2e --after binaries,setup-conformance -- tests/conformance/run.sh
 stage bench-peer --lane e2e --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
 stage replicas --lane e2e --after binaries,setup-python-e2e,setup-nginx -- ./scripts/test-replicas.sh

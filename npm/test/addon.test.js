@@ -343,7 +343,7 @@ describe('remote MCP servers (mcp.servers)', () => {
       t.skip('needs the test virtualenv (scripts/setup.sh)')
       return
     }
-    const server = spawn(python, [join(root, 'tests', 'python', 'remote_mcp_server.py'), '--port', '0'], {
+    const server = spawn(python, [join(root, 'tests', 'e2e-python', 'remote_mcp_server.py'), '--port', '0'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     })
     try {

@@ -29,8 +29,8 @@ for (const name of Object.keys(process.env)) {
   }
 }
 
-/** The shared table of one valid call per tool (also used by tests/python and tests/node). */
-export const TABLE = JSON.parse(readFileSync(join(ROOT, 'tests', 'python', 'tool_calls.json'), 'utf8'))
+/** The shared table of one valid call per tool (also used by tests/e2e-python and tests/e2e-node). */
+export const TABLE = JSON.parse(readFileSync(join(ROOT, 'tests', 'e2e-python', 'tool_calls.json'), 'utf8'))
 
 export const TOOL_NAMES = [
   'lorebase_context', 'lorebase_schema', 'lorebase_get', 'lorebase_resolve', 'lorebase_query',

@@ -161,7 +161,7 @@ def clean_env(**extra: str) -> Dict[str, str]:
     return env
 
 
-REMOTE_SERVER = REPO / "tests" / "python" / "remote_mcp_server.py"
+REMOTE_SERVER = REPO / "tests" / "e2e-python" / "remote_mcp_server.py"
 
 
 @contextlib.contextmanager

@@ -1,7 +1,7 @@
 //! Streamable HTTP over a real loopback port: DNS-rebinding protection,
 //! the body limit, `/healthz`, the MCP handshake and graceful shutdown.
 //! (These requests never reach Keeper; the end-to-end tool calls are in
-//! tests/python and tests/node.)
+//! tests/e2e-python and tests/e2e-node.)
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 """Fixtures of the deploy tests: the images built by scripts/test-deploy.sh
 (HERALD_IMAGE, SANDBOX_IMAGE), a Docker network, the sandbox Keeper's image
-on it, and the helpers of the end-to-end suite (tests/python).
+on it, and the helpers of the end-to-end suite (tests/e2e-python).
 
 Every container and network made here is named with DEPLOY_PREFIX and
 removed at the end (scripts/test-deploy.sh removes anything left over).
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-E2E = ROOT / "tests" / "python"
+E2E = ROOT / "tests" / "e2e-python"
 sys.path.insert(0, str(E2E))
 
 

@@ -1,5 +1,5 @@
 """Issue 35 on a real host: Claude Code (the pinned release) with Herald over stdio, Herald
-joined to the hostile remote MCP server (tests/python/hostile_mcp_server.py, on loopback), and a
+joined to the hostile remote MCP server (tests/e2e-python/hostile_mcp_server.py, on loopback), and a
 scripted model that loads the hostile tools with ToolSearch and calls them. What the model is
 sent: every remote answer inside Herald's fence, intact (one opening and one closing tag with
 the same random id, the fence's name nowhere inside), and no secret, in any form a model reads
@@ -21,7 +21,7 @@ import hostrun
 from conftest import clean_env, stop
 from test_claude_code import result_text, tool_exchanges
 
-PYTHON_TESTS = Path(__file__).resolve().parents[1] / "python"
+PYTHON_TESTS = Path(__file__).resolve().parents[1] / "e2e-python"
 sys.path.insert(0, str(PYTHON_TESTS))
 from hostile_mcp_server import INJECTION, TOKEN  # noqa: E402
 from hostile_reading import assert_no_secret, fenced_inner  # noqa: E402

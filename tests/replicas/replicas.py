@@ -41,7 +41,7 @@ import httpx2
 ROOT = Path(__file__).resolve().parents[2]
 NGINX_CONF = ROOT / "deploy" / "nginx" / "herald.conf"
 
-# Read calls (tests/python/tool_calls.json's, on the sample Domain `supply`).
+# Read calls (tests/e2e-python/tool_calls.json's, on the sample Domain `supply`).
 READS = [
     ("lorebase_get", {"ref": "Supplier/S-1001"}),
     ("lorebase_query", {"query": {"kind": "Supplier", "where": {"attr": "supplier_code", "op": "eq", "value": "S-1003"}}}),

@@ -6,7 +6,7 @@
 //!
 //! Debug builds (never a release) have a test hook: with the environment
 //! variable `HERALD_TEST_PANIC_HOOK=1` at start, a request carrying the
-//! header `x-herald-test-panic` panics on purpose (tests/python).
+//! header `x-herald-test-panic` panics on purpose (tests/e2e-python).
 
 use std::panic::AssertUnwindSafe;
 

@@ -7,7 +7,7 @@
 - HoldingKeeper: a TCP proxy before the sandbox Keeper that holds each API
   request's answer for a while, watching the connection, and records when
   Herald closed it (a cancelled call) or when it was answered;
-(the OAuth authorization server is tests/python/oauth_server.py).
+(the OAuth authorization server is tests/e2e-python/oauth_server.py).
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(here, '..', '..');
 
-// The shared table of one valid call per tool (also used by tests/python).
-export const TABLE = JSON.parse(readFileSync(join(ROOT, 'tests', 'python', 'tool_calls.json'), 'utf8'));
+// The shared table of one valid call per tool (also used by tests/e2e-python).
+export const TABLE = JSON.parse(readFileSync(join(ROOT, 'tests', 'e2e-python', 'tool_calls.json'), 'utf8'));
 
 export const TOOL_NAMES = [
   'lorebase_context', 'lorebase_schema', 'lorebase_get', 'lorebase_resolve', 'lorebase_query',
