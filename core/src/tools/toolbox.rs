@@ -152,7 +152,8 @@ impl Toolbox {
 
     /// Every built-in definition, served or not (output schemas only with
     /// `output.schemas`): for a front end that keeps their MCP form made
-    /// once; which of them a caller sees is [`ToolView::admits`](super::ToolView::admits)'s answer.
+    /// once; which of them a caller sees is
+    /// [`ToolView::admits`](super::ToolView::admits)'s answer.
     pub fn built_in_definitions(&self) -> Vec<ToolDefinition> {
         let mut defs = self.lorebase.definitions();
         defs.extend(self.kb.definitions());

@@ -23,6 +23,10 @@
 //!     listed and a call is `[forbidden]`;
 //! - the request's narrowing ([`ToolNarrowing`]: `X-MCP-Readonly`,
 //!   `X-MCP-Toolsets`, `X-MCP-Tools`), which only narrows.
+//!
+//! The [`Toolbox`]'s own lists and calls (`definitions`, `call`,
+//! `call_from`, the check of `tools.allow`) are those of one agent's view,
+//! so they are here too.
 
 use serde_json::{Map, Value};
 
@@ -296,9 +300,10 @@ impl Toolbox {
     ///
     /// Every call of every front end passes here, once: it is counted
     /// (`tool_calls_total`, its latency, calls in flight), runs in its
-    /// [`CallScope`](crate::telemetry::CallScope) (the trace and request id its Keeper requests carry),
-    /// and gets its audit line and, when traces are exported, its span. A
-    /// call dropped before it ends is recorded as `cancelled`.
+    /// [`CallScope`](crate::telemetry::CallScope) (the trace and request id
+    /// its Keeper requests carry), and gets its audit line and, when traces
+    /// are exported, its span. A call dropped before it ends is recorded as
+    /// `cancelled`.
     ///
     /// The arguments hosts add for themselves ([`crate::tool::HOST_ADDED_ARGUMENTS`]:
     /// Gemini CLI's `wait_for_previous`) are dropped here, before any check,
