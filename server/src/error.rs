@@ -98,7 +98,10 @@ mod tests {
         }));
         assert_eq!(
             kb.to_string(),
-            "cannot read the KB catalog /nowhere (herald.kb.dir): not found"
+            format!(
+                "cannot read the KB catalog /nowhere (herald.{}): not found",
+                herald_core::config::SettingKey::KbDir
+            )
         );
         assert!(matches!(kb, ServerError::Kb(_)));
         let keeper = ServerError::from(ToolboxError::Keeper(KeeperError::Setup(

@@ -21,8 +21,10 @@ pytestmark = pytest.mark.anyio
 
 # The debug binary, stripped (the tests' image); a release build is smaller
 # (docs/benchmarks.md, "Container image"). 61.9 MB since issue 30: the
-# o200k_base ranks behind `lorebase-herald tools --tokens` are 3.6 MB.
-MAX_TEST_IMAGE_BYTES = 64_000_000
+# o200k_base ranks behind `lorebase-herald tools --tokens` are 3.6 MB; 64.2 MB
+# since issues 35-39 (the Unicode tables of remote::clean, the stdio transport,
+# the large-body lane, the OAuth limits).
+MAX_TEST_IMAGE_BYTES = 66_000_000
 
 
 def free_port() -> int:

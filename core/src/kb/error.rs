@@ -4,7 +4,10 @@
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
     /// The directory cannot be read.
-    #[error("cannot read the KB catalog {path} (herald.kb.dir): {reason}")]
+    #[error(
+        "cannot read the KB catalog {path} (herald.{}): {reason}",
+        crate::config::SettingKey::KbDir
+    )]
     Unreadable {
         /// The directory.
         path: String,

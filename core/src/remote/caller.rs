@@ -59,10 +59,10 @@ pub(crate) async fn exchanged(
 ) -> Result<Secret, RenderedOutput> {
     let Some(caller) = caller else {
         let error = ToolError {
-            next: Some(
-                "do not retry: this server's tools are served to OAuth callers only (http.authorization_servers)"
-                    .into(),
-            ),
+            next: Some(format!(
+                "do not retry: this server's tools are served to OAuth callers only ({})",
+                crate::config::SettingKey::HttpAuthorizationServers
+            )),
             ..ToolError::new(
                 ProblemCode::Forbidden,
                 format!(

@@ -69,7 +69,7 @@ struct ScrapeAccess {
     bearer: Option<Secret>,
     /// Served on the MCP listener of a Herald others reach, without a
     /// bearer: every scrape is refused (why).
-    refused: Option<&'static str>,
+    refused: Option<String>,
     /// Served on `metrics.port`, a listener of its own.
     own_listener: bool,
 }
@@ -91,7 +91,14 @@ fn ip_host(headers: &HeaderMap) -> bool {
 }
 
 /// Why `/metrics` on the MCP listener is refused without a bearer.
-const NEEDS_BEARER: &str = "Forbidden: /metrics on the MCP listener of a Herald with OAuth on or a non-loopback http.host needs metrics.bearer_token; or serve it on metrics.port (a listener of its own)";
+fn needs_bearer() -> String {
+    format!(
+        "Forbidden: /metrics on the MCP listener of a Herald with OAuth on or a non-loopback {} needs {}; or serve it on {} (a listener of its own)",
+        SettingKey::HttpHost,
+        SettingKey::MetricsBearerToken,
+        SettingKey::MetricsPort
+    )
+}
 
 /// Whether `host` (`http.host`) is a loopback address or `localhost`.
 fn is_loopback(host: &str) -> bool {
@@ -118,8 +125,9 @@ impl MetricsEndpoint {
         let on_mcp_listener = settings.metrics.port.is_none();
         let reached_by_others = !http.authorization_servers.is_empty() || !is_loopback(&http.host);
         let refused = (on_mcp_listener && reached_by_others && bearer.is_none()).then(|| {
-            tracing::warn!("{NEEDS_BEARER}; scrapes of /metrics there are refused");
-            NEEDS_BEARER
+            let why = needs_bearer();
+            tracing::warn!("{why}; scrapes of /metrics there are refused");
+            why
         });
         let access = Arc::new(ScrapeAccess {
             hosts,
@@ -174,7 +182,7 @@ async fn admit_scrape(
     {
         return refused.into_response();
     }
-    if let Some(why) = access.refused {
+    if let Some(why) = &access.refused {
         return refusal(StatusCode::FORBIDDEN, -32001, why);
     }
     if let Some(expected) = &access.bearer
@@ -255,8 +263,11 @@ impl Collector for ScrapeTime {
         let help = "Log lines dropped because stderr could not take them (nobody read it)";
         put(&mut encoder, "log_lines_dropped", help, dropped)?;
         let lost = ConstCounter::new(crate::logging::audit_lines_dropped_total());
-        let help = "Audit lines log.audit_file did not take (a full disk, an I/O error)";
-        put(&mut encoder, "audit_lines_dropped", help, lost)?;
+        let help = format!(
+            "Audit lines {} did not take (a full disk, an I/O error)",
+            SettingKey::LogAuditFile
+        );
+        put(&mut encoder, "audit_lines_dropped", &help, lost)?;
         if let Some(table) = &self.connections {
             let open = ConstGauge::new(table.len() as i64);
             put(

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use herald_core::config::SettingKey;
 use herald_core::telemetry::AUDIT_TARGET;
 use tracing::Metadata;
 use tracing::subscriber::Interest;
@@ -145,11 +146,13 @@ impl Write for AuditLine<'_> {
         drop(slot);
         match outcome {
             Some(Burst::Started(error)) => tracing::warn!(
-                "cannot write the audit file {path} (log.audit_file): {error}; audit lines are lost \
-                 and counted in herald_audit_lines_dropped_total until it can be written again"
+                "cannot write the audit file {path} ({key}): {error}; audit lines are lost \
+                 and counted in herald_audit_lines_dropped_total until it can be written again",
+                key = SettingKey::LogAuditFile
             ),
             Some(Burst::Over(lost)) => tracing::warn!(
-                "the audit file {path} (log.audit_file) is written again; {lost} audit lines were lost"
+                "the audit file {path} ({key}) is written again; {lost} audit lines were lost",
+                key = SettingKey::LogAuditFile
             ),
             None => {}
         }

@@ -77,7 +77,11 @@ pub(crate) async fn accept_until(
                 }
                 spare = SpareDescriptor::take();
                 if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(10)) {
-                    tracing::warn!(error = %e, "out of file descriptors: closed a new connection at once; keep http.max_connections below the open-file limit (ulimit -n)");
+                    tracing::warn!(
+                        error = %e,
+                        "out of file descriptors: closed a new connection at once; keep {} below the open-file limit (ulimit -n)",
+                        herald_core::config::SettingKey::HttpMaxConnections
+                    );
                     last_warning = Some(Instant::now());
                 }
                 continue;
