@@ -30,7 +30,16 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import OAuthClientMetadata
 from oauth_server import HERALD_CLIENT, AuthorizationServer, new_key
-from test_oauth_resource_server import CALL, LIST, Herald, MemoryStorage
+# The authorization server and the Keeper in auth mode jwt are the resource-server
+# suite's fixtures (one of each per module).
+from test_oauth_resource_server import (  # noqa: F401 (fixtures)
+    CALL,
+    LIST,
+    Herald,
+    MemoryStorage,
+    authorization_server,
+    jwt_keeper,
+)
 
 HERE = Path(__file__).resolve().parent
 HERALD_REMOTE_TOKEN = "heralds-own-remote-token-8c1f"
@@ -43,29 +52,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def authorization_server():
-    server = AuthorizationServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def jwt_keeper(binaries, authorization_server):
-    from conftest import Sandbox
-
-    proc = subprocess.Popen(
-        [binaries["sandbox"], "--port", "0", "--auth", "jwt", "--oauth-issuer", authorization_server.url,
-         "--oauth-jwks", str(authorization_server.jwks_file)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=clean_env(),
-    )
-    ready = json.loads(LineReader(proc.stdout).wait_for("LOREBASE_SANDBOX_READY"))
-    yield Sandbox(url=ready["url"], auth="jwt", keys={}, proc=proc)
-    stop(proc)
 
 
 @pytest.fixture
