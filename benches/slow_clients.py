@@ -138,6 +138,9 @@ async def http_once(host: str, port: int, request: bytes, timeout: float) -> tup
             status = int(head[9:12])
             if status == 200 and b"\"isError\":true" in body:
                 status = 0
+            if status != 200:
+                # An answer, but not the one asked for: which, for the report.
+                FAILURES.append(f"{request[:4].decode()} at {time.monotonic():.2f}: HTTP {int(head[9:12])}: {body[:160]!r}"[:240])
             return status, time.monotonic() - started
     except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as e:
         FAILURES.append(f"{request[:4].decode()} at {time.monotonic():.2f}: {type(e).__name__}: {e}"[:120])

@@ -116,8 +116,10 @@ pub(crate) async fn serve_connection(
         let state = service_state.clone();
         let app = app.clone();
         async move {
-            // A pipelined request waits for the answer before it to be read
-            // (the connection's time is then `http.send_timeout_s`'s).
+            // A pipelined request marks its connection first to close at the
+            // limit, and waits for the answer before it to be read (the
+            // connection's time is then `http.send_timeout_s`'s).
+            state.note_request();
             state.wait_flushed().await;
             let (mut parts, body) = request.into_parts();
             parts.extensions.insert(PeerAddr(state.peer));

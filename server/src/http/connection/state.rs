@@ -82,6 +82,9 @@ pub(crate) struct ConnState {
     since: AtomicU64,
     /// At least one answer was made on it.
     answered: AtomicBool,
+    /// It sent a request before its last answer was out (HTTP/1.1
+    /// pipelining, which no MCP client does).
+    pipelined: AtomicBool,
     evicted: AtomicBool,
     pub(crate) changed: Notify,
     /// Notified when an answer has left hyper's buffer.
@@ -98,6 +101,7 @@ impl ConnState {
             phase: AtomicU8::new(Phase::Head as u8),
             since: AtomicU64::new(now),
             answered: AtomicBool::new(false),
+            pipelined: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
             changed: Notify::new(),
             flushed: Notify::new(),
@@ -141,6 +145,23 @@ impl ConnState {
 
     pub(crate) fn mark_answered(&self) {
         self.answered.store(true, Ordering::Release);
+    }
+
+    /// Called as a request reaches the service: after an answer, a request
+    /// whose bytes came before that answer was out (the phase is still
+    /// [`Phase::Sending`], or [`Phase::Idle`] with no byte read since) was
+    /// pipelined. A client that waits for each answer is always in
+    /// [`Phase::Head`] or [`Phase::Body`] here: its next request's bytes are
+    /// read after the answer left.
+    pub(crate) fn note_request(&self) {
+        if self.answered() && matches!(self.phase(), Phase::Sending | Phase::Idle) {
+            self.pipelined.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether it ever pipelined a request (see [`Self::note_request`]).
+    pub(crate) fn pipelined(&self) -> bool {
+        self.pipelined.load(Ordering::Acquire)
     }
 
     pub(crate) fn is_evicted(&self) -> bool {

@@ -10,6 +10,11 @@
 //!
 //! Eviction is fair to clients that use their connections. It closes, in
 //! order:
+//! 0. a connection that pipelined a request (sent it before its last answer
+//!    was out; no MCP client does), whatever it is doing, a call included:
+//!    the oldest first. Its requests queued behind answers it does not read
+//!    keep it busy, so under load the rules below might find nobody to
+//!    close while 64 such connections hold a limit of 64;
 //! 1. a connection that has never had an answer and waits for a request
 //!    (a head or body still arriving), or one whose answer has not moved
 //!    for [`SEND_STALL`] (a client that does not read): the one waiting
@@ -18,8 +23,8 @@
 //!    [`IDLE_GRACE`] (a client between two calls is not closed under it):
 //!    from the peer with the most connections, the newest.
 //!
-//! Busy connections (a call being answered) are never closed, nor any
-//! younger than [`EVICTION_MIN_AGE`].
+//! Other busy connections (a call being answered) are never closed, nor
+//! any younger than [`EVICTION_MIN_AGE`].
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -112,6 +117,8 @@ impl Default for ConnectionTable {
 /// How much a connection may be closed to make room: lower first.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Rank {
+    /// It pipelined: the oldest first.
+    Pipelined { opened_ms: u64 },
     /// Never answered and waiting for a request, or not reading its answer:
     /// the one waiting longest (smallest `since`) first.
     Waiting { since_ms: u64 },
@@ -205,6 +212,11 @@ impl ConnectionTable {
     fn rank(&self, state: &ConnState, now: u64, slots: &Slots) -> Option<Rank> {
         if state.is_evicted() || state.opened_ms() + EVICTION_MIN_AGE.as_millis() as u64 > now {
             return None;
+        }
+        if state.pipelined() {
+            return Some(Rank::Pipelined {
+                opened_ms: state.opened_ms(),
+            });
         }
         let since_ms = state.since_ms();
         let waited = now.saturating_sub(since_ms);
@@ -395,6 +407,43 @@ mod tests {
         assert!(table.evict_one());
         assert!(evicted(&sending));
         assert!(!evicted(&idle));
+    }
+
+    #[test]
+    fn a_client_that_pipelines_is_closed_first_even_while_busy() {
+        let table = ConnectionTable::default();
+        let waiting = table.insert(PEER);
+        let pipeliner = table.insert(PEER);
+        pipeliner.state.set(Phase::Busy);
+        pipeliner.state.note_request();
+        assert!(
+            !pipeliner.state.pipelined(),
+            "a first request is never pipelined"
+        );
+        pipeliner.state.mark_answered();
+        pipeliner.state.set(Phase::Sending);
+        // The next request reached the service before the answer was out.
+        pipeliner.state.note_request();
+        pipeliner.state.set(Phase::Busy);
+        let client = table.insert(PEER);
+        client.state.mark_answered();
+        client.state.set(Phase::Head);
+        // A request read after its answer left: not pipelined.
+        client.state.note_request();
+        client.state.set(Phase::Busy);
+        assert!(pipeliner.state.pipelined());
+        assert!(!client.state.pipelined());
+        std::thread::sleep(EVICTION_MIN_AGE);
+        assert!(table.evict_one());
+        assert!(evicted(&pipeliner), "busy, but it pipelined");
+        assert!(!evicted(&waiting));
+        assert!(table.evict_one());
+        assert!(evicted(&waiting));
+        assert!(
+            !table.evict_one(),
+            "a busy client that waits for its answers stays"
+        );
+        assert!(!evicted(&client));
     }
 
     #[test]
