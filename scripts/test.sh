@@ -163,7 +163,7 @@ stage addon --lane compile --after setup-node-pkg -- build_addon
 stage c-library --lane compile -- cargo_build -p lorebase-herald-capi --lib
 # Every other target: the Rust tests, the benches. The Python module is left to maturin (the
 # wheel), which builds it with the settings of the wheel's interpreter.
-stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-herald-python --all-targets --timings
+stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-herald-python --exclude lorebase-herald-fuzz --all-targets --timings
 # Import circles between files (scripts/module-cycles.py), the workspace-hack, the warnings.
 stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lints
 
@@ -176,16 +176,16 @@ stage replicas --lane e2e --after binaries,setup-python-e2e,setup-nginx -- ./scr
 stage python-package --lane python --after binaries,wheel,setup-python-pkg -- ./scripts/test-python.sh
 stage node-package --lane node --after binaries,addon,setup-adapter-frameworks -- ./scripts/test-node.sh
 stage c-abi --lane rust --after binaries,c-library,setup-valgrind -- ./scripts/test-c.sh
-stage rust-tests --lane rust --after test-targets -- cargo test --locked --workspace
+stage rust-tests --lane rust --after test-targets -- cargo test --locked --workspace --exclude lorebase-herald-fuzz
 # Every sandbox of the Python and Node end-to-end suites as a newer Keeper (about 20 s).
 stage e2e-newer-keeper --lane deploy --after binaries,setup-python-e2e,setup-node-e2e -- ./scripts/test-newer-keeper.sh
 stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deploy.sh
 # Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
 # model on loopback (issue 30, docs/hosts.md; about 20 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
-# Fuzz smoke (issue 18): its own instrumented build (about 5 min of CPU on a clean machine, 1.4 GB
-# in target/fuzz), then each target's seeds and 6 s of new inputs. Beside the compile lane once the
-# binaries are built: the CPU the test lanes leave idle.
+# Fuzz smoke (issue 18): Herald's crates and the targets compiled again, instrumented (about 2 min
+# of CPU; the dependencies are the binaries stage's, scripts/test-fuzz.sh), then each target's seeds
+# and 6 s of new inputs. The fuzz crate is left out of test-targets and rust-tests (--exclude).
 stage fuzz-smoke --lane fuzz --after binaries --own-build -- ./scripts/test-fuzz.sh
 
 status=0
