@@ -50,7 +50,9 @@ function once(i) {
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }))
+    // 'close', not 'exit': 'exit' may come before the last of stdout has been read (Node's
+    // child_process docs), which read as an empty stdout in 2 of 50 runs on a loaded machine.
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
 }
 
