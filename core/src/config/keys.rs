@@ -423,6 +423,27 @@ settings_table! {
                     "oauth_client_id and oauth_client_secret. null: only JWTs are accepted.",
                 ],
             },
+            key! { HttpIntrospectionMaxInFlight "http.introspection_max_in_flight" = "8",
+                |f, s| s.http.introspection_max_in_flight = f.int(1, 1024)? as usize,
+                [
+                    "Most introspections in flight at once (1-1024). With introspection_per_second",
+                    "and introspection_burst, it bounds the calls unauthenticated clients can make",
+                    "Herald send the authorization server: a new opaque token past either bound is",
+                    "answered 503 with Retry-After: 1 without a call.",
+                ],
+            },
+            key! { HttpIntrospectionPerSecond "http.introspection_per_second" = "10",
+                |f, s| s.http.introspection_per_second = f.int(1, 10_000)? as u32,
+                [
+                    "Introspections a second, sustained (1-10000).",
+                ],
+            },
+            key! { HttpIntrospectionBurst "http.introspection_burst" = "20",
+                |f, s| s.http.introspection_burst = f.int(1, 100_000)? as u32,
+                [
+                    "Introspections allowed at once after a quiet spell (1-100000).",
+                ],
+            },
             key! { HttpOauthClientId "http.oauth_client_id" = "null",
                 |f, s| s.http.oauth_client_id = f.optional_string()?,
                 [
@@ -853,6 +874,115 @@ mod tests {
         let mut settings = Settings::default();
         apply_default(&port, &mut settings, &mut None).unwrap();
         assert_eq!(settings.http.port, 8091);
+    }
+
+    /// The introspection bound's three keys: read from a settings file and
+    /// from `LOREBASE__HERALD__HTTP__...`; a value out of its bound is a
+    /// settings error naming the key and where it came from.
+    #[test]
+    fn the_introspection_bound_is_three_bounded_keys() {
+        use std::collections::BTreeMap;
+
+        use crate::config::{ConfigError, Overrides};
+
+        let d = Settings::default().http;
+        assert_eq!(
+            (
+                d.introspection_max_in_flight,
+                d.introspection_per_second,
+                d.introspection_burst
+            ),
+            (8, 10, 20)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lorebase.yaml");
+        let load = |yaml: &str, vars: &[(&str, &str)]| {
+            std::fs::write(&path, yaml).unwrap();
+            let mut env = BTreeMap::from([(
+                crate::config::CONFIG_FILE_VAR.to_string(),
+                path.to_str().unwrap().to_string(),
+            )]);
+            env.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+            Settings::load_with_env(&env, &Overrides::new())
+        };
+        let set = load(
+            "herald:\n  http:\n    introspection_max_in_flight: 64\n    introspection_per_second: 200\n    introspection_burst: 400\n",
+            &[],
+        )
+        .unwrap()
+        .http;
+        assert_eq!(
+            (
+                set.introspection_max_in_flight,
+                set.introspection_per_second,
+                set.introspection_burst
+            ),
+            (64, 200, 400)
+        );
+        let from_env = load(
+            "herald: {}\n",
+            &[("LOREBASE__HERALD__HTTP__INTROSPECTION_BURST", "100000")],
+        )
+        .unwrap()
+        .http;
+        assert_eq!(from_env.introspection_burst, 100_000);
+
+        for (key, yaml_name, bad) in [
+            (
+                SettingKey::HttpIntrospectionMaxInFlight,
+                "introspection_max_in_flight",
+                "0",
+            ),
+            (
+                SettingKey::HttpIntrospectionMaxInFlight,
+                "introspection_max_in_flight",
+                "1025",
+            ),
+            (
+                SettingKey::HttpIntrospectionPerSecond,
+                "introspection_per_second",
+                "10001",
+            ),
+            (
+                SettingKey::HttpIntrospectionPerSecond,
+                "introspection_per_second",
+                "2.5",
+            ),
+            (
+                SettingKey::HttpIntrospectionBurst,
+                "introspection_burst",
+                "0",
+            ),
+            (
+                SettingKey::HttpIntrospectionBurst,
+                "introspection_burst",
+                "100001",
+            ),
+        ] {
+            let err =
+                load(&format!("herald:\n  http:\n    {yaml_name}: {bad}\n"), &[]).unwrap_err();
+            assert!(
+                matches!(&err, ConfigError::Invalid { key: k, origin: SettingSource::File(_), .. } if k == key.name()),
+                "{key} = {bad}: {err:?}"
+            );
+            let line = err.to_string();
+            assert!(line.contains(&format!("herald.{key}")), "{line}");
+            assert!(line.contains("expected a whole number from 1 to"), "{line}");
+        }
+        let err = load(
+            "herald: {}\n",
+            &[("LOREBASE__HERALD__HTTP__INTROSPECTION_MAX_IN_FLIGHT", "0")],
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.key(),
+            Some(SettingKey::HttpIntrospectionMaxInFlight.name())
+        );
+        assert!(
+            err.to_string()
+                .contains("LOREBASE__HERALD__HTTP__INTROSPECTION_MAX_IN_FLIGHT"),
+            "{err}"
+        );
     }
 
     /// The placeholders are not the defaults where a default is not empty:

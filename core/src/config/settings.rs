@@ -189,6 +189,15 @@ pub struct HttpSettings {
     /// The RFC 7662 introspection endpoint for tokens that are not JWTs;
     /// none (the default): only JWTs are accepted.
     pub introspection_endpoint: Option<String>,
+    /// Most introspections in flight at once
+    /// (`http.introspection_max_in_flight`, default 8).
+    pub introspection_max_in_flight: usize,
+    /// Introspections a second, sustained (`http.introspection_per_second`,
+    /// default 10).
+    pub introspection_per_second: u32,
+    /// Introspections allowed at once after a quiet spell
+    /// (`http.introspection_burst`, default 20).
+    pub introspection_burst: u32,
     /// Herald's client id at the authorization server (introspection and
     /// token exchange authenticate with it).
     pub oauth_client_id: Option<String>,

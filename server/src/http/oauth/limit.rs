@@ -1,25 +1,44 @@
 //! A bound on the calls an unauthenticated client can make Herald send to
 //! the authorization server (introspection of opaque tokens): at most
-//! [`IN_FLIGHT`] at once and [`PER_SECOND`] a second (a bucket of
-//! [`BURST`]). Past either, the request is answered 503 with `Retry-After`
-//! without a call: a flood of random tokens costs the authorization server
-//! a bounded rate, not one call each.
+//! `http.introspection_max_in_flight` at once and
+//! `http.introspection_per_second` a second (a bucket of
+//! `http.introspection_burst`), read into [`IntrospectionLimits`]. Past
+//! either, the request is answered 503 with `Retry-After` without a call: a
+//! flood of random tokens costs the authorization server a bounded rate, not
+//! one call each.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use herald_core::config::HttpSettings;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// Most introspections in flight at once.
-pub(crate) const IN_FLIGHT: usize = 8;
-/// Introspections a second, sustained.
-pub(crate) const PER_SECOND: f64 = 10.0;
-/// Introspections allowed at once after a quiet spell.
-pub(crate) const BURST: f64 = 20.0;
+/// The bound's three numbers, from the settings (each at least 1, checked
+/// by the settings' load).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct IntrospectionLimits {
+    /// Most introspections in flight at once.
+    pub(crate) in_flight: usize,
+    /// Introspections a second, sustained.
+    pub(crate) per_second: f64,
+    /// Introspections allowed at once after a quiet spell.
+    pub(crate) burst: f64,
+}
+
+impl From<&HttpSettings> for IntrospectionLimits {
+    fn from(http: &HttpSettings) -> Self {
+        Self {
+            in_flight: http.introspection_max_in_flight,
+            per_second: f64::from(http.introspection_per_second),
+            burst: f64::from(http.introspection_burst),
+        }
+    }
+}
 
 /// The bound of one resource server.
 #[derive(Debug)]
 pub(crate) struct CallLimit {
+    limits: IntrospectionLimits,
     in_flight: Arc<Semaphore>,
     bucket: Mutex<Bucket>,
 }
@@ -34,19 +53,25 @@ struct Bucket {
 #[derive(Debug)]
 pub(crate) struct Admitted(#[allow(dead_code)] OwnedSemaphorePermit);
 
-impl Default for CallLimit {
-    fn default() -> Self {
+impl CallLimit {
+    /// A full bucket under `limits`.
+    pub(crate) fn new(limits: IntrospectionLimits) -> Self {
         Self {
-            in_flight: Arc::new(Semaphore::new(IN_FLIGHT)),
+            limits,
+            in_flight: Arc::new(Semaphore::new(limits.in_flight)),
             bucket: Mutex::new(Bucket {
-                tokens: BURST,
+                tokens: limits.burst,
                 at: Instant::now(),
             }),
         }
     }
-}
 
-impl CallLimit {
+    /// The bound it keeps.
+    #[cfg(test)]
+    pub(crate) fn limits(&self) -> IntrospectionLimits {
+        self.limits
+    }
+
     /// Leave for one call now, or `None` past either bound.
     pub(crate) fn admit(&self) -> Option<Admitted> {
         let permit = self.in_flight.clone().try_acquire_owned().ok()?;
@@ -55,8 +80,9 @@ impl CallLimit {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let now = Instant::now();
-        let refill = now.saturating_duration_since(bucket.at).as_secs_f64() * PER_SECOND;
-        bucket.tokens = (bucket.tokens + refill).min(BURST);
+        let refill =
+            now.saturating_duration_since(bucket.at).as_secs_f64() * self.limits.per_second;
+        bucket.tokens = (bucket.tokens + refill).min(self.limits.burst);
         bucket.at = now;
         if bucket.tokens < 1.0 {
             return None;
@@ -70,15 +96,44 @@ impl CallLimit {
 mod tests {
     use super::*;
 
+    fn limit(in_flight: usize, per_second: f64, burst: f64) -> CallLimit {
+        CallLimit::new(IntrospectionLimits {
+            in_flight,
+            per_second,
+            burst,
+        })
+    }
+
     #[test]
     fn a_burst_then_nothing_and_in_flight_is_bounded() {
-        let limit = CallLimit::default();
-        let held: Vec<Admitted> = (0..IN_FLIGHT).filter_map(|_| limit.admit()).collect();
-        assert_eq!(held.len(), IN_FLIGHT);
+        let limit = limit(3, 1.0, 5.0);
+        let held: Vec<Admitted> = (0..10).filter_map(|_| limit.admit()).collect();
+        assert_eq!(held.len(), 3);
         assert!(limit.admit().is_none(), "all in flight");
         drop(held);
         let admitted = (0..1000).filter(|_| limit.admit().is_some()).count();
-        // The burst (less the first eight), and what refilled meanwhile.
-        assert!(admitted <= BURST as usize, "{admitted}");
+        // The burst (less the first three), and what refilled meanwhile.
+        assert!((2..=3).contains(&admitted), "{admitted}");
+    }
+
+    #[test]
+    fn the_bucket_bounds_calls_that_are_not_held() {
+        let limit = limit(100, 1.0, 4.0);
+        let admitted = (0..1000).filter(|_| limit.admit().is_some()).count();
+        // Four from the bucket, and at most one refilled meanwhile.
+        assert!((4..=5).contains(&admitted), "{admitted}");
+    }
+
+    #[test]
+    fn the_defaults_are_eight_ten_a_second_and_a_burst_of_twenty() {
+        let d = IntrospectionLimits::from(&herald_core::config::Settings::default().http);
+        assert_eq!(
+            d,
+            IntrospectionLimits {
+                in_flight: 8,
+                per_second: 10.0,
+                burst: 20.0
+            }
+        );
     }
 }

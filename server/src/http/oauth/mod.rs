@@ -10,7 +10,8 @@
 //! - [`cache`]: validated and exchanged tokens, briefly and bounded, so a
 //!   call costs no round trip to the authorization server;
 //! - [`fetch`]: every call to the authorization server, bounded in time and size;
-//! - [`limit`]: how many introspections an unauthenticated client can cause;
+//! - [`limit`]: how many introspections an unauthenticated client can cause
+//!   (`http.introspection_*`);
 //! - [`error`]: the 401/403/503 answers.
 //!
 //! A bearer longer than [`MAX_TOKEN_BYTES`] is refused (401) before anything
@@ -39,7 +40,7 @@ use reqwest::Client;
 use crate::http::oauth::cache::{TokenCache, TokenKey, after};
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::issuer::Issuer;
-use crate::http::oauth::limit::CallLimit;
+use crate::http::oauth::limit::{CallLimit, IntrospectionLimits};
 use crate::http::oauth::validate::{ClientCredentials, Grant};
 
 /// How long a validated token is trusted without being checked again
@@ -108,7 +109,7 @@ impl ResourceServer {
             validated: TokenCache::new(CACHED_TOKENS),
             refused: TokenCache::new(CACHED_TOKENS),
             exchanged: TokenCache::new(CACHED_TOKENS),
-            introspections: CallLimit::default(),
+            introspections: CallLimit::new(IntrospectionLimits::from(http)),
         }))
     }
 
@@ -261,5 +262,55 @@ impl CallerExchange for CallerToken {
                 .await
                 .map_err(|e| ExchangeFailure(e.to_string()))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use herald_core::config::{CONFIG_FILE_VAR, Overrides};
+
+    use super::*;
+
+    /// The three introspection keys of a settings file are the bound the
+    /// resource server keeps: two in flight admit exactly two, and a new
+    /// opaque token past them is `Busy` (503 `Retry-After: 1`) without a call.
+    #[tokio::test]
+    async fn the_settings_files_introspection_bound_reaches_the_call_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lorebase.yaml");
+        std::fs::write(
+            &path,
+            "herald:\n  http:\n    authorization_servers: [https://auth.example.com]\n    \
+             resource_url: https://herald.example.com/mcp\n    \
+             introspection_endpoint: https://auth.example.com/introspect\n    \
+             oauth_client_id: herald\n    oauth_client_secret: s3cret\n    \
+             introspection_max_in_flight: 2\n    introspection_per_second: 3\n    \
+             introspection_burst: 50\n",
+        )
+        .unwrap();
+        let env = BTreeMap::from([(
+            CONFIG_FILE_VAR.to_string(),
+            path.to_str().unwrap().to_string(),
+        )]);
+        let settings = Settings::load_with_env(&env, &Overrides::new()).unwrap();
+        let server = ResourceServer::from_settings(&settings).unwrap().unwrap();
+        assert_eq!(
+            server.introspections.limits(),
+            IntrospectionLimits {
+                in_flight: 2,
+                per_second: 3.0,
+                burst: 50.0,
+            }
+        );
+        let held: Vec<_> = (0..10)
+            .filter_map(|_| server.introspections.admit())
+            .collect();
+        assert_eq!(held.len(), 2);
+        let busy = server.validate("an-opaque-token").await.unwrap_err();
+        assert_eq!(busy, TokenError::Busy);
+        drop(held);
+        assert!(server.introspections.admit().is_some());
     }
 }
