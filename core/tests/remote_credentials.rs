@@ -404,41 +404,39 @@ async fn an_oauth_caller_is_served_herald_token_servers_only_with_their_scope() 
         .map(|d| d.name)
         .collect();
     assert_eq!(names, ["ids__echo"]);
-    let args = json!({"text": "hi"}).as_object().cloned().unwrap();
-    let out = view
-        .call_from(
-            "alpha__echo",
-            args.clone(),
-            &Credential::Anonymous,
-            &Default::default(),
-        )
-        .await
-        .unwrap();
-    assert!(
-        out.is_error && out.text.starts_with("[forbidden]"),
-        "{}",
-        out.text
-    );
-    assert!(out.text.contains("\nnext: "), "{}", out.text);
+    let text = anonymous_tool_error(&view, "alpha__echo", "[forbidden]").await;
+    assert!(text.contains("\nnext: "), "{text}");
     // The exchange refused: an [unauthorized] tool error, nothing sent with Herald's token.
-    let out = view
-        .call_from(
-            "ids__echo",
-            args.clone(),
-            &Credential::Anonymous,
-            &Default::default(),
-        )
-        .await
-        .unwrap();
-    assert!(
-        out.is_error && out.text.starts_with("[unauthorized]"),
-        "{}",
-        out.text
-    );
+    anonymous_tool_error(&view, "ids__echo", "[unauthorized]").await;
     let granted = caller(&["herald:remote:alpha"]);
     let view = toolbox.view(None, Audience::OAuth(&granted));
     assert!(view.admits("alpha__echo"));
     // Exchange servers are never served without an OAuth caller.
     assert!(!toolbox.view(None, Audience::OneAgent).admits("ids__echo"));
     assert!(!toolbox.view(None, Audience::SharedHttp).admits("ids__echo"));
+}
+
+/// Calls `tool` of `view` with `{"text": "hi"}` as an anonymous caller; the
+/// answer must be a tool error whose text starts with `kind` (`[forbidden]`,
+/// `[unauthorized]`). Returns that text.
+async fn anonymous_tool_error(
+    view: &herald_core::tools::ToolView<'_>,
+    tool: &str,
+    kind: &str,
+) -> String {
+    let out = view
+        .call_from(
+            tool,
+            json!({"text": "hi"}).as_object().cloned().unwrap(),
+            &Credential::Anonymous,
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        out.is_error && out.text.starts_with(kind),
+        "{tool}: {}",
+        out.text
+    );
+    out.text
 }
