@@ -18,11 +18,7 @@ import httpx2
 import jwt
 import pytest
 from conftest import LineReader, Sandbox, StderrCollector, clean_env, stop, text_of
-from mcp import ClientSession
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from oauth_client import OAuthSignIn
 from oauth_server import HERALD_CLIENT, AuthorizationServer, new_key
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -33,26 +29,6 @@ CALL = {
     "params": {"name": "lorebase_get", "arguments": {"ref": "Supplier/S-1001"}},
 }
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-
-
-class MemoryStorage:
-    """The SDK client's token and registration storage, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
 
 
 class Herald:
@@ -106,21 +82,26 @@ def jwt_keeper(binaries, authorization_server):
 
 @pytest.fixture
 def herald_factory(binaries, authorization_server, jwt_keeper):
+    """Starts Heralds that are resource servers of `authorization_server`,
+    before the jwt Keeper: keyword arguments are `http.*` settings
+    (`resource_url` defaults to the Herald's own URL), `env` any other
+    variables; stops them after the test."""
     started: list[Herald] = []
 
-    def factory(**settings: str) -> Herald:
-        env = {
+    def factory(env: dict[str, str] | None = None, **http: str) -> Herald:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        full = {
             "LOREBASE__HERALD__HTTP__AUTHORIZATION_SERVERS": authorization_server.url,
             "LOREBASE__HERALD__HTTP__OAUTH_CLIENT_ID": HERALD_CLIENT[0],
             "LOREBASE__HERALD__HTTP__OAUTH_CLIENT_SECRET": "secret://env/HERALD_AS_SECRET",
             "HERALD_AS_SECRET": HERALD_CLIENT[1],
+            "LOREBASE__HERALD__HTTP__RESOURCE_URL": f"http://127.0.0.1:{port}/mcp",
+            **{f"LOREBASE__HERALD__HTTP__{k.upper()}": v for k, v in http.items()},
+            **(env or {}),
         }
-        env.update({f"LOREBASE__HERALD__HTTP__{k.upper()}": v for k, v in settings.items()})
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        env.setdefault("LOREBASE__HERALD__HTTP__RESOURCE_URL", f"http://127.0.0.1:{port}/mcp")
-        herald = Herald(binaries, jwt_keeper.url, env, port)
+        herald = Herald(binaries, jwt_keeper.url, full, port)
         started.append(herald)
         return herald
 
@@ -138,43 +119,16 @@ async def test_the_sdk_client_authorizes_with_pkce_and_keeper_sees_an_exchanged_
     authorization_server, jwt_keeper, herald_factory
 ):
     herald = herald_factory()
-    redirects: list[str] = []
-
-    async def redirect_handler(url: str) -> None:
-        redirects.append(url)
-
-    async def callback_handler() -> AuthorizationCodeResult:
-        # The user agent: the authorization server answers 302 to the redirect URI.
-        answer = httpx2.get(redirects[-1], follow_redirects=False, timeout=10)
-        assert answer.status_code == 302, answer.text
-        q = parse_qs(urlsplit(answer.headers["location"]).query)
-        return AuthorizationCodeResult(code=q["code"][0], state=q["state"][0])
-
-    provider = OAuthClientProvider(
-        server_url=herald.url,
-        client_metadata=OAuthClientMetadata(
-            redirect_uris=["http://127.0.0.1:1/callback"],
-            client_name="herald-test",
-            grant_types=["authorization_code"],
-            response_types=["code"],
-            token_endpoint_auth_method="none",
-        ),
-        storage=MemoryStorage(),
-        redirect_handler=redirect_handler,
-        callback_handler=callback_handler,
-    )
-    async with create_mcp_http_client(auth=provider) as client:
-        async with streamable_http_client(herald.url, http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                result = await session.call_tool("lorebase_get", {"ref": "Supplier/S-1001"})
-                assert not result.is_error, text_of(result)
-                assert "Supplier/S-1001" in text_of(result)
-    client_token = provider.context.current_tokens.access_token
+    sign_in = OAuthSignIn(herald.url, client_name="herald-test")
+    async with sign_in.session() as session:
+        result = await session.call_tool("lorebase_get", {"ref": "Supplier/S-1001"})
+        assert not result.is_error, text_of(result)
+        assert "Supplier/S-1001" in text_of(result)
+    client_token = sign_in.provider.context.current_tokens.access_token
     assert jwt.decode(client_token, options={"verify_signature": False})["aud"] == herald.url
-    prm = provider.context.protected_resource_metadata
+    prm = sign_in.provider.context.protected_resource_metadata
     assert prm is not None and str(prm.resource) == herald.url
-    (authorize,) = redirects
+    (authorize,) = sign_in.redirects
     assert parse_qs(urlsplit(authorize).query)["resource"] == [herald.url]
     # Keeper accepted the call, and Keeper accepts only tokens for its own
     # audience: Herald exchanged the client's token, once (then cached).

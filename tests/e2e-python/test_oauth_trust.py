@@ -18,26 +18,22 @@ import threading
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import httpx2
-import jwt
 import pytest
 from conftest import LineReader, clean_env, stop, text_of
 from mcp import ClientSession
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.auth import OAuthClientMetadata
-from oauth_server import HERALD_CLIENT, AuthorizationServer, new_key
-# The authorization server and the Keeper in auth mode jwt are the resource-server
-# suite's fixtures (one of each per module).
+from oauth_client import OAuthSignIn
+from oauth_server import new_key
+# The authorization server and the Keeper in auth mode jwt (one of each per
+# module), and the Heralds before them, are the resource-server suite's fixtures.
 from test_oauth_resource_server import (  # noqa: F401 (fixtures)
     CALL,
     LIST,
-    Herald,
-    MemoryStorage,
     authorization_server,
+    herald_factory,
     jwt_keeper,
 )
 
@@ -52,30 +48,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture
-def herald_factory(binaries, authorization_server, jwt_keeper):
-    started: list[Herald] = []
-
-    def factory(env: dict[str, str] | None = None, **http: str) -> Herald:
-        port = free_port()
-        full = {
-            "LOREBASE__HERALD__HTTP__AUTHORIZATION_SERVERS": authorization_server.url,
-            "LOREBASE__HERALD__HTTP__OAUTH_CLIENT_ID": HERALD_CLIENT[0],
-            "LOREBASE__HERALD__HTTP__OAUTH_CLIENT_SECRET": "secret://env/HERALD_AS_SECRET",
-            "HERALD_AS_SECRET": HERALD_CLIENT[1],
-            "LOREBASE__HERALD__HTTP__RESOURCE_URL": f"http://127.0.0.1:{port}/mcp",
-            **{f"LOREBASE__HERALD__HTTP__{k.upper()}": v for k, v in http.items()},
-            **(env or {}),
-        }
-        herald = Herald(binaries, jwt_keeper.url, full, port)
-        started.append(herald)
-        return herald
-
-    yield factory
-    for h in started:
-        stop(h.proc)
 
 
 def start_remote(*args: str, env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
@@ -93,40 +65,6 @@ def start_remote(*args: str, env: dict[str, str] | None = None) -> tuple[str, su
 async def bearer_session(url: str, token: str):
     """The SDK's Streamable HTTP client, sending `token`."""
     async with create_mcp_http_client(headers={"authorization": f"Bearer {token}"}) as client:
-        async with streamable_http_client(url, http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
-
-
-@asynccontextmanager
-async def signed_in_session(url: str):
-    """The SDK's OAuth client: registration, PKCE, the code from the
-    authorization server's redirect, then the session."""
-    redirects: list[str] = []
-
-    async def redirect_handler(url: str) -> None:
-        redirects.append(url)
-
-    async def callback_handler() -> AuthorizationCodeResult:
-        answer = httpx2.get(redirects[-1], follow_redirects=False, timeout=10)
-        q = parse_qs(urlsplit(answer.headers["location"]).query)
-        return AuthorizationCodeResult(code=q["code"][0], state=q["state"][0])
-
-    provider = OAuthClientProvider(
-        server_url=url,
-        client_metadata=OAuthClientMetadata(
-            redirect_uris=["http://127.0.0.1:1/callback"],
-            client_name="herald-trust-test",
-            grant_types=["authorization_code"],
-            response_types=["code"],
-            token_endpoint_auth_method="none",
-        ),
-        storage=MemoryStorage(),
-        redirect_handler=redirect_handler,
-        callback_handler=callback_handler,
-    )
-    async with create_mcp_http_client(auth=provider) as client:
         async with streamable_http_client(url, http_client=client) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -175,7 +113,7 @@ async def test_remote_tools_never_lend_heralds_token_and_identity_servers_get_th
         # Granted by the operator (the scope on the token), through the SDK's OAuth client.
         authorization_server.scope = "lorebase:read herald:remote:own"
         try:
-            async with signed_in_session(herald.url) as session:
+            async with OAuthSignIn(herald.url, client_name="herald-trust-test").session() as session:
                 names = {t.name for t in (await session.list_tools()).tools}
                 assert {"own__add", "own__whoami", "ids__whoami"} <= names, names
                 added = await session.call_tool("own__add", {"a": 1, "b": 2})
