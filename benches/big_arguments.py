@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benches"))
 
+from harness.check import verdict  # noqa: E402
 from harness.procs import add_binary_options, peak_rss_kb, reset_peak, rss_kb  # noqa: E402
 from slow_clients import herald_over_sandbox  # noqa: E402
 
@@ -168,11 +169,7 @@ def main() -> int:
                 failed.append(f"peak RSS {peak / 1024:.0f} MB >= {args.peak_mb:.0f} MB")
             if fell_after is None:
                 failed.append(f"RSS {rss_after / 1024:.0f} MB not under {args.after_mb:.0f} MB {args.settle:.0f} s after the answers")
-            if not result["herald_running"]:
-                failed.append("Herald exited")
-            if failed:
-                print("FAILED: " + "; ".join(failed), file=sys.stderr)
-                return 1
+            return verdict(failed, result["herald_running"])
         return 0
 
 

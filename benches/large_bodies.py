@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benches"))
 
 from big_arguments import Sampler, call_body as big_call_body, request_of as big_request_of  # noqa: E402
+from harness.check import verdict  # noqa: E402
 from harness.procs import add_binary_options, peak_rss_kb, reset_peak  # noqa: E402
 from slow_clients import herald_over_sandbox  # noqa: E402
 
@@ -220,11 +221,7 @@ def main() -> int:
             failed.append(f"small p99 / large p50 {ratio} >= {args.ratio}")
         if set(large["statuses"]) != {"200"}:
             failed.append(f"large calls answered {large['statuses']}")
-        if not result["herald_running"]:
-            failed.append("Herald exited")
-        if failed:
-            print("FAILED: " + "; ".join(failed), file=sys.stderr)
-            return 1
+        return verdict(failed, result["herald_running"])
     return 0
 
 
