@@ -248,6 +248,23 @@ def start_http_herald(
     return HttpHerald(url=ready["url"], base=base, proc=proc, stderr=stderr, ready=ready)
 
 
+def start_stdio_herald(
+    binaries: dict[str, str],
+    keeper_url: str,
+    env: dict[str, str] | None = None,
+    stderr: int = subprocess.DEVNULL,
+) -> subprocess.Popen:
+    """Herald over stdio as a host starts it: its stdin and stdout are pipes
+    of this process (nothing sent yet); `stderr` is DEVNULL or PIPE."""
+    return subprocess.Popen(
+        [binaries["herald"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env=clean_env({"LOREBASE_URL": keeper_url, "LOREBASE_DOMAIN": "supply", **(env or {})}),
+    )
+
+
 @pytest.fixture
 def http_herald_factory(binaries) -> Iterator:
     """Starts Herald processes over Streamable HTTP; stops them after the test."""

@@ -24,7 +24,7 @@ import time
 import anyio
 import httpx2
 import pytest
-from conftest import clean_env, stop
+from conftest import clean_env, start_stdio_herald, stop
 from fake_services import HoldingKeeper
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -194,13 +194,7 @@ def test_abandoned_calls_give_their_connection_slots_back(sandbox, http_herald_f
 
 
 def start_stdio(binaries, keeper_url: str) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [binaries["herald"]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=clean_env({"LOREBASE_URL": keeper_url, "LOREBASE_DOMAIN": "supply"}),
-    )
+    proc = start_stdio_herald(binaries, keeper_url)
     initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "test", "version": "1"}}}

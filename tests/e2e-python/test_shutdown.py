@@ -12,7 +12,7 @@ import time
 import httpx2
 import pytest
 
-from conftest import clean_env, start_sandbox, stop
+from conftest import start_sandbox, start_stdio_herald, stop
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 CALL = {
@@ -64,26 +64,14 @@ def test_in_flight_calls_finish_on_shutdown(binaries, http_herald_factory, sig):
 
 
 def test_stdio_exits_when_stdin_closes(binaries, sandbox):
-    proc = subprocess.Popen(
-        [binaries["herald"]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=clean_env({"LOREBASE_URL": sandbox.url}),
-    )
+    proc = start_stdio_herald(binaries, sandbox.url)
     proc.stdin.close()
     assert proc.wait(timeout=30) == 0
     assert proc.stdout.read() == b""
 
 
 def test_stdio_exits_on_sigterm(binaries, sandbox):
-    proc = subprocess.Popen(
-        [binaries["herald"]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=clean_env({"LOREBASE_URL": sandbox.url}),
-    )
+    proc = start_stdio_herald(binaries, sandbox.url, stderr=subprocess.PIPE)
     init = {
         "jsonrpc": "2.0",
         "id": 1,

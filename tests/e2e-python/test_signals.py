@@ -14,7 +14,7 @@ import time
 
 import httpx2
 
-from conftest import StderrCollector, clean_env, start_sandbox, stop
+from conftest import StderrCollector, start_sandbox, start_stdio_herald, stop
 from test_shutdown import CALL, HEADERS, wait_until
 
 IN_FLIGHT = 64
@@ -59,13 +59,7 @@ def test_sighup_over_http_cuts_no_call_and_says_there_is_nothing_to_reload(binar
 
 
 def stdio_herald(keeper_url: str, binaries) -> tuple[subprocess.Popen, StderrCollector]:
-    proc = subprocess.Popen(
-        [binaries["herald"]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=clean_env({"LOREBASE_URL": keeper_url, "LOREBASE_DOMAIN": "supply"}),
-    )
+    proc = start_stdio_herald(binaries, keeper_url, stderr=subprocess.PIPE)
     return proc, StderrCollector(proc.stderr)
 
 
