@@ -174,6 +174,38 @@ async fn slow_clients_past_the_connection_limit_do_not_lock_others_out() {
 }
 
 #[tokio::test]
+async fn a_client_behind_a_wave_of_new_connections_waits_for_room_instead_of_a_503() {
+    let r = start(|h| h.max_connections = 16).await;
+    // 16 clients that reconnected together: each younger than the tenth of
+    // a second under which no connection is closed to make room.
+    let mut wave = Vec::new();
+    for _ in 0..16 {
+        let mut s = TcpStream::connect(addr(&r.base)).await.unwrap();
+        s.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n")
+            .await
+            .unwrap();
+        wave.push(s);
+    }
+    let started = Instant::now();
+    let (status, body) = raw(
+        &r.base,
+        "GET /healthz HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n",
+    )
+    .await;
+    // Was 503 "too many connections": it waited for the oldest to grow.
+    assert_eq!(status, 200, "{body}");
+    assert!(started.elapsed() < Duration::from_secs(1));
+    let mut closed = 0;
+    for s in &mut wave {
+        if closed_within(s, Duration::from_millis(20)).await {
+            closed += 1;
+        }
+    }
+    assert!(closed >= 1, "one of the wave made room");
+    r.shutdown.trigger();
+}
+
+#[tokio::test]
 async fn at_the_limit_an_idle_connection_makes_room_for_a_new_one() {
     let r = start(|h| h.max_connections = 1).await;
     let mut idle = TcpStream::connect(addr(&r.base)).await.unwrap();

@@ -1,7 +1,8 @@
 //! The accept loop of a listener (the MCP port's and the metrics port's):
 //! each connection counted in its [`ConnectionTable`] before the next accept,
 //! so `http.max_connections` is a hard limit; over it, the table closes one
-//! to make room or answers 503.
+//! to make room or answers 503. When every open connection is merely too
+//! young to close, the new one waits for that (at most [`ADMISSION_WAIT`]).
 //!
 //! `accept` never runs out of descriptors (issue 36, item 9): when fewer
 //! than [`HEADROOM`](fd_limit::HEADROOM) are free ([`DescriptorGauge`]),
@@ -31,6 +32,12 @@ pub(crate) const FULL_WAIT: Duration = Duration::from_millis(50);
 
 /// How often it looks again while it waits.
 const FULL_POLL: Duration = Duration::from_millis(5);
+
+/// At the connection limit, how long a new connection may wait for one to
+/// become closable (see [`ConnectionTable::room_within`]) before it is
+/// answered 503: a little more than
+/// [`EVICTION_MIN_AGE`](crate::http::connection::table::EVICTION_MIN_AGE).
+pub(crate) const ADMISSION_WAIT: Duration = Duration::from_millis(150);
 
 /// Accepts connections until `closing` is over, then drops the listener.
 /// Each is counted in `table` before the next accept (the limit is hard);
@@ -102,7 +109,21 @@ pub(crate) async fn accept_until(
             continue;
         }
         let full = table.len() >= max_connections;
-        let Some(admission) = table.admit(Some(peer.ip()), max_connections) else {
+        let mut admitted = table.admit(Some(peer.ip()), max_connections);
+        if admitted.is_none()
+            && let Some(wait) = table.room_within(ADMISSION_WAIT)
+        {
+            // Every open connection is too young (or stalled too briefly) to
+            // close yet: the new one waits for that instead of a 503, and
+            // so do those behind it in the accept queue.
+            tokio::select! {
+                biased;
+                () = &mut closing => return,
+                () = tokio::time::sleep(wait) => {}
+            }
+            admitted = table.admit(Some(peer.ip()), max_connections);
+        }
+        let Some(admission) = admitted else {
             let table = table.clone();
             tokio::spawn(async move { table.refuse(stream).await });
             continue;

@@ -210,17 +210,27 @@ impl ConnectionTable {
     /// Where `state` stands for eviction now (see the module
     /// documentation); `None`: not to be closed.
     fn rank(&self, state: &ConnState, now: u64, slots: &Slots) -> Option<Rank> {
-        if state.is_evicted() || state.opened_ms() + EVICTION_MIN_AGE.as_millis() as u64 > now {
+        let (from_ms, rank) = self.standing(state, slots)?;
+        (from_ms <= now).then_some(rank)
+    }
+
+    /// How `state` would rank for eviction, and from when (milliseconds on
+    /// the table's clock) it may be closed if it stays in its phase; `None`:
+    /// never in this phase (busy, or already evicted).
+    fn standing(&self, state: &ConnState, slots: &Slots) -> Option<(u64, Rank)> {
+        let ms = |d: Duration| d.as_millis() as u64;
+        if state.is_evicted() {
             return None;
         }
+        let grown = state.opened_ms() + ms(EVICTION_MIN_AGE);
         if state.pipelined() {
-            return Some(Rank::Pipelined {
+            let rank = Rank::Pipelined {
                 opened_ms: state.opened_ms(),
-            });
+            };
+            return Some((grown, rank));
         }
         let since_ms = state.since_ms();
-        let waited = now.saturating_sub(since_ms);
-        let kept_alive = || Rank::KeptAlive {
+        let kept_alive = Rank::KeptAlive {
             peer_connections: std::cmp::Reverse(
                 state
                     .peer
@@ -229,28 +239,20 @@ impl ConnectionTable {
             ),
             opened_ms: std::cmp::Reverse(state.opened_ms()),
         };
-        match state.phase() {
-            Phase::Busy => None,
-            Phase::Sending => {
-                (waited >= SEND_STALL.as_millis() as u64).then_some(Rank::Waiting { since_ms })
-            }
-            Phase::Head | Phase::Body if !state.answered() => Some(Rank::Waiting { since_ms }),
-            Phase::Head | Phase::Body | Phase::Idle => {
-                (waited >= IDLE_GRACE.as_millis() as u64).then(kept_alive)
-            }
-        }
+        let (from_ms, rank) = match state.phase() {
+            Phase::Busy => return None,
+            Phase::Sending => (since_ms + ms(SEND_STALL), Rank::Waiting { since_ms }),
+            Phase::Head | Phase::Body if !state.answered() => (grown, Rank::Waiting { since_ms }),
+            Phase::Head | Phase::Body | Phase::Idle => (since_ms + ms(IDLE_GRACE), kept_alive),
+        };
+        Some((from_ms.max(grown), rank))
     }
 
-    /// Closes one connection to make room (see the module documentation for
-    /// which); false when none may be closed.
-    pub fn evict_one(&self) -> bool {
-        let now = self.now_ms();
-        let mut slots = self.lock();
+    /// The connections eviction looks at: each, or past
+    /// [`EVICTION_FULL_SCAN`] a random sample.
+    fn candidates(slots: &Slots) -> Vec<usize> {
         let n = slots.entries.len();
-        if n == 0 {
-            return false;
-        }
-        let candidates: Vec<usize> = if n <= EVICTION_FULL_SCAN {
+        if n <= EVICTION_FULL_SCAN {
             (0..n).collect()
         } else {
             (0..EVICTION_SAMPLE * 2)
@@ -258,8 +260,36 @@ impl ConnectionTable {
                 .filter(|&i| slots.entries[i].is_some())
                 .take(EVICTION_SAMPLE)
                 .collect()
-        };
-        let victim = candidates
+        }
+    }
+
+    /// How long until a connection may be closed to make room, when that is
+    /// no longer than `within`: a table full of connections younger than
+    /// [`EVICTION_MIN_AGE`] (a wave of clients that reconnect together)
+    /// then makes a new client wait that long instead of answering it 503.
+    pub fn room_within(&self, within: Duration) -> Option<Duration> {
+        let now = self.now_ms();
+        let slots = self.lock();
+        let soonest = Self::candidates(&slots)
+            .into_iter()
+            .filter_map(|i| {
+                let state = slots.entries[i].as_ref()?;
+                Some(self.standing(state, &slots)?.0)
+            })
+            .min()?;
+        let wait = Duration::from_millis(soonest.saturating_sub(now));
+        (wait <= within).then_some(wait)
+    }
+
+    /// Closes one connection to make room (see the module documentation for
+    /// which); false when none may be closed.
+    pub fn evict_one(&self) -> bool {
+        let now = self.now_ms();
+        let mut slots = self.lock();
+        if slots.entries.is_empty() {
+            return false;
+        }
+        let victim = Self::candidates(&slots)
             .into_iter()
             .filter_map(|i| {
                 let state = slots.entries[i].as_ref()?;
@@ -444,6 +474,35 @@ mod tests {
             "a busy client that waits for its answers stays"
         );
         assert!(!evicted(&client));
+    }
+
+    #[test]
+    fn room_is_promised_only_when_a_connection_will_be_closable_soon() {
+        let table = ConnectionTable::default();
+        assert_eq!(
+            table.room_within(IDLE_GRACE),
+            None,
+            "empty: nobody to close"
+        );
+        let young = table.insert(PEER);
+        let wait = table
+            .room_within(EVICTION_MIN_AGE)
+            .expect("closable once grown");
+        assert!(wait <= EVICTION_MIN_AGE);
+        young.state.set(Phase::Busy);
+        assert_eq!(table.room_within(IDLE_GRACE), None, "busy: never");
+        young.state.mark_answered();
+        young.state.set(Phase::Idle);
+        // Kept alive: closable after the grace, longer than a short wait.
+        assert_eq!(table.room_within(EVICTION_MIN_AGE), None);
+        assert!(table.room_within(IDLE_GRACE).is_some());
+        std::thread::sleep(EVICTION_MIN_AGE);
+        let waiting = table.insert(PEER);
+        assert!(table.room_within(Duration::ZERO).is_none());
+        std::thread::sleep(EVICTION_MIN_AGE);
+        assert_eq!(table.room_within(Duration::ZERO), Some(Duration::ZERO));
+        assert!(table.evict_one());
+        assert!(evicted(&waiting));
     }
 
     #[test]
