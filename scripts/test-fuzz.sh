@@ -15,6 +15,10 @@
 # would (the flags are listed and explained there); cargo gives them file names of their own.
 # Campaigns by hand use cargo-fuzz's optimized build (docs/reliability.md); this script also
 # runs long ones: FUZZ_SECONDS=600 ./scripts/test-fuzz.sh; FUZZ_TARGETS="a b" picks targets.
+#
+#   scripts/test-fuzz.sh          # build, then run
+#   scripts/test-fuzz.sh build    # build only (scripts/test.sh: the fuzz-build stage, in the compile lane)
+#   scripts/test-fuzz.sh run      # run only, on the binaries built before (the fuzz-smoke stage)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,8 +26,13 @@ SECONDS_PER_TARGET="${FUZZ_SECONDS:-6}"
 TIMEOUT="${FUZZ_TIMEOUT:-10}"
 ARTIFACTS="$PWD/target/fuzz/artifacts"
 
-RUSTC_WORKSPACE_WRAPPER="$PWD/scripts/lib/fuzz-rustc.sh" \
-  cargo build --locked -p lorebase-herald-fuzz --bins
+MODE="${1:-all}"
+case "$MODE" in all | build | run) ;; *) echo "usage: $0 [build|run]" >&2; exit 2 ;; esac
+if [ "$MODE" != run ]; then
+  RUSTC_WORKSPACE_WRAPPER="$PWD/scripts/lib/fuzz-rustc.sh" \
+    cargo build --locked -p lorebase-herald-fuzz --bins
+fi
+[ "$MODE" != build ] || exit 0
 bin_dir="${CARGO_TARGET_DIR:-$PWD/target}/debug"
 
 targets="${FUZZ_TARGETS:-$(basename -s .rs fuzz/fuzz_targets/*.rs)}"

@@ -26,12 +26,13 @@
 # target/test-logs/NAME.log; it may be a function of this file. For example:
 #   stage e2e-newer-keeper --lane e2e --after binaries,setup-python-e2e -- ./scripts/test-newer-keeper.sh
 #   stage ops --lane rust --after binaries -- ./scripts/test-ops.sh
-#   stage fuzz-smoke --lane fuzz --after binaries --own-build -- ./scripts/test-fuzz.sh
+#   stage fuzz-build --lane compile --after binaries --own-build -- ./scripts/test-fuzz.sh build
 # Where to put it:
 #   - A stage that compiles Rust goes in the `compile` lane (one cargo at a time: two would share
 #     2 cores and finish no sooner), after the stages it needs; a compile for another profile or
 #     with instrumentation (the fuzz build) is marked --own-build (the compiled-once check leaves
-#     its log out) and may take a lane of its own (fuzz) to use the CPU the tests leave idle.
+#     its log out). A compile in another lane would wait for cargo's lock on target/ anyway, and
+#     hold up the compile lane's next stage while it runs (the fuzz build did so to the wheel: 254 s).
 #   - An install from a registry (pip, npm, apt, cargo install) is a setup stage in a `setup-*`
 #     lane (apt ones in setup-apt: apt-get holds a lock), named setup-NAME, through a part of
 #     scripts/setup.sh, so it runs while cargo compiles; the test stage waits for it (--after).
@@ -166,6 +167,10 @@ stage c-library --lane compile -- cargo_build -p lorebase-herald-capi --lib
 stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-herald-python --exclude lorebase-herald-fuzz --all-targets --timings
 # Import circles between files (scripts/module-cycles.py), the workspace-hack, the warnings.
 stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lints
+# The fuzz targets (scripts/test-fuzz.sh): Herald's crates compiled again with libFuzzer's
+# instrumentation, linked with the dependencies built above (about 1.5 min of CPU), last so no test
+# lane waits for it. The fuzz crate is left out of test-targets and rust-tests (--exclude).
+stage fuzz-build --lane compile --after binaries --own-build -- ./scripts/test-fuzz.sh build
 
 # --- tests (lanes balanced by their time on 2 cores, docs/benchmarks.md) ---------------------
 stage e2e-python --lane e2e --after binaries,setup-python-e2e -- .venv/bin/python -m pytest -q tests/e2e-python
@@ -183,10 +188,9 @@ stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deplo
 # Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
 # model on loopback (issue 30, docs/hosts.md; about 20 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
-# Fuzz smoke (issue 18): Herald's crates and the targets compiled again, instrumented (about 2 min
-# of CPU; the dependencies are the binaries stage's, scripts/test-fuzz.sh), then each target's seeds
-# and 6 s of new inputs. The fuzz crate is left out of test-targets and rust-tests (--exclude).
-stage fuzz-smoke --lane fuzz --after binaries --own-build -- ./scripts/test-fuzz.sh
+# Fuzz smoke (issue 18): each target's seeds and 6 s of new inputs (libFuzzer uses one core), on the
+# fuzz-build stage's binaries (compile lane, above).
+stage fuzz-smoke --lane fuzz --after fuzz-build -- ./scripts/test-fuzz.sh run
 
 status=0
 run_stages "$@" || status=$?
