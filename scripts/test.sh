@@ -173,10 +173,9 @@ stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -
 stage fuzz-build --lane compile --after binaries --own-build -- ./scripts/test-fuzz.sh build
 
 # --- tests (lanes balanced by their time on 2 cores, docs/benchmarks.md) ---------------------
+# The Python suite is the longest test stage (about 400 s): only the replicas (timed, at the end
+# when the build is over) share its lane; the short suites go to the deploy lane.
 stage e2e-python --lane e2e --after binaries,setup-python-e2e -- .venv/bin/python -m pytest -q tests/e2e-python
-stage e2e-node --lane e2e --after binaries,setup-node-e2e -- npm test --prefix tests/e2e-node
-stage conformance --lane e2e --after binaries,setup-conformance -- tests/conformance/run.sh
-stage bench-peer --lane e2e --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
 stage replicas --lane e2e --after binaries,setup-python-e2e,setup-nginx -- ./scripts/test-replicas.sh
 stage python-package --lane python --after binaries,wheel,setup-python-pkg -- ./scripts/test-python.sh
 stage node-package --lane node --after binaries,addon,setup-adapter-frameworks -- ./scripts/test-node.sh
@@ -185,6 +184,9 @@ stage rust-tests --lane rust --after test-targets -- cargo test --locked --works
 # Every sandbox of the Python and Node end-to-end suites as a newer Keeper (about 20 s).
 stage e2e-newer-keeper --lane deploy --after binaries,setup-python-e2e,setup-node-e2e -- ./scripts/test-newer-keeper.sh
 stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deploy.sh
+stage e2e-node --lane deploy --after binaries,setup-node-e2e -- npm test --prefix tests/e2e-node
+stage conformance --lane deploy --after binaries,setup-conformance -- tests/conformance/run.sh
+stage bench-peer --lane deploy --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
 # Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
 # model on loopback (issue 30, docs/hosts.md; about 20 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
