@@ -30,6 +30,19 @@ async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
 }
 
 /// Sends raw bytes and reads the whole answer (the request says `close`).
+/// `n` connections, each with the start of a request's head and no more.
+async fn half_sent_requests(base: &str, n: usize) -> Vec<TcpStream> {
+    let mut opened = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut s = TcpStream::connect(addr(base)).await.unwrap();
+        s.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n")
+            .await
+            .unwrap();
+        opened.push(s);
+    }
+    opened
+}
+
 async fn raw(base: &str, request: &str) -> (u16, Value) {
     let mut s = TcpStream::connect(addr(base)).await.unwrap();
     s.write_all(request.as_bytes()).await.unwrap();
@@ -132,14 +145,7 @@ async fn an_idle_kept_alive_connection_is_closed_at_the_idle_timeout() {
 async fn slow_clients_past_the_connection_limit_do_not_lock_others_out() {
     let r = start(|h| h.max_connections = 16).await;
     // 200 clients that open a request and send a header line now and then.
-    let mut slow = Vec::new();
-    for _ in 0..200 {
-        let mut s = TcpStream::connect(addr(&r.base)).await.unwrap();
-        s.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n")
-            .await
-            .unwrap();
-        slow.push(s);
-    }
+    let mut slow = half_sent_requests(&r.base, 200).await;
     // Connections younger than a tenth of a second are never closed to make room.
     tokio::time::sleep(Duration::from_millis(600)).await;
     let client = reqwest::Client::new();
@@ -178,14 +184,7 @@ async fn a_client_behind_a_wave_of_new_connections_waits_for_room_instead_of_a_5
     let r = start(|h| h.max_connections = 16).await;
     // 16 clients that reconnected together: each younger than the tenth of
     // a second under which no connection is closed to make room.
-    let mut wave = Vec::new();
-    for _ in 0..16 {
-        let mut s = TcpStream::connect(addr(&r.base)).await.unwrap();
-        s.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n")
-            .await
-            .unwrap();
-        wave.push(s);
-    }
+    let mut wave = half_sent_requests(&r.base, 16).await;
     let started = Instant::now();
     let (status, body) = raw(
         &r.base,
