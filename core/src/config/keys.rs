@@ -927,40 +927,17 @@ mod tests {
         .http;
         assert_eq!(from_env.introspection_burst, 100_000);
 
-        for (key, yaml_name, bad) in [
-            (
-                SettingKey::HttpIntrospectionMaxInFlight,
-                "introspection_max_in_flight",
-                "0",
-            ),
-            (
-                SettingKey::HttpIntrospectionMaxInFlight,
-                "introspection_max_in_flight",
-                "1025",
-            ),
-            (
-                SettingKey::HttpIntrospectionPerSecond,
-                "introspection_per_second",
-                "10001",
-            ),
-            (
-                SettingKey::HttpIntrospectionPerSecond,
-                "introspection_per_second",
-                "2.5",
-            ),
-            (
-                SettingKey::HttpIntrospectionBurst,
-                "introspection_burst",
-                "0",
-            ),
-            (
-                SettingKey::HttpIntrospectionBurst,
-                "introspection_burst",
-                "100001",
-            ),
+        for (key, bad) in [
+            (SettingKey::HttpIntrospectionMaxInFlight, "0"),
+            (SettingKey::HttpIntrospectionMaxInFlight, "1025"),
+            (SettingKey::HttpIntrospectionPerSecond, "10001"),
+            (SettingKey::HttpIntrospectionPerSecond, "2.5"),
+            (SettingKey::HttpIntrospectionBurst, "0"),
+            (SettingKey::HttpIntrospectionBurst, "100001"),
         ] {
-            let err =
-                load(&format!("herald:\n  http:\n    {yaml_name}: {bad}\n"), &[]).unwrap_err();
+            let (section, name) = key.name().split_once('.').unwrap();
+            let yaml = format!("herald:\n  {section}:\n    {name}: {bad}\n");
+            let err = load(&yaml, &[]).unwrap_err();
             assert!(
                 matches!(&err, ConfigError::Invalid { key: k, origin: SettingSource::File(_), .. } if k == key.name()),
                 "{key} = {bad}: {err:?}"

@@ -37,7 +37,7 @@ const FULL_POLL: Duration = Duration::from_millis(5);
 /// become closable (see [`ConnectionTable::room_within`]) before it is
 /// answered 503: a little more than
 /// [`EVICTION_MIN_AGE`](crate::http::connection::table::EVICTION_MIN_AGE).
-pub(crate) const ADMISSION_WAIT: Duration = Duration::from_millis(150);
+const ADMISSION_WAIT: Duration = Duration::from_millis(150);
 
 /// Accepts connections until `closing` is over, then drops the listener.
 /// Each is counted in `table` before the next accept (the limit is hard);
