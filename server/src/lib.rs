@@ -76,7 +76,7 @@ pub fn run_cli(args: Vec<String>) -> i32 {
         Err(code) => return code,
     };
     // The settings of a serving command are read once, here: they choose the runtime.
-    let settings = serves(&cli).then(|| load_settings(&cli));
+    let settings = serves(&cli).then(|| load_settings(&cli.launch_options()));
     let stdio = matches!(&settings, Some(Ok(s)) if s.transport == Transport::Stdio);
     // The heap trims of this runtime: its workers collect their heaps as they park.
     let trims = Arc::new(http::connection::heap_trim::HeapTrims::default());
@@ -185,7 +185,7 @@ async fn dispatch(
             ))
         }
         Some(Command::Tools { format, tokens }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
+            let herald = Herald::build(load_settings(&cli.launch_options())?)?;
             herald.discover_remote().await;
             let format = if *tokens { None } else { Some(*format) };
             let printed = cli::commands::print_tools(&herald, format);
@@ -193,7 +193,7 @@ async fn dispatch(
             printed.map(|()| 0)
         }
         Some(Command::Call { tool, json }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
+            let herald = Herald::build(load_settings(&cli.launch_options())?)?;
             herald.discover_remote().await;
             let called = cli::commands::call(&herald, tool, json.as_deref()).await;
             // Before the runtime stops: a session task cancelled while it
@@ -204,12 +204,12 @@ async fn dispatch(
         Some(Command::Health { url }) => {
             let target = match url {
                 Some(_) => cli::health::target(url.as_deref(), &Settings::default())?,
-                None => cli::health::target(None, &load_settings(&cli)?)?,
+                None => cli::health::target(None, &load_settings(&cli.launch_options())?)?,
             };
             cli::health::check(&target).await
         }
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
-            let settings = settings.unwrap_or_else(|| load_settings(&cli))?;
+            let settings = settings.unwrap_or_else(|| load_settings(&cli.launch_options()))?;
             let herald = Herald::build(settings)?;
             let shutdown = Shutdown::on_signals();
             let serving = app::serve_discovering(&herald, shutdown.clone(), !cli.kb_only(), trims);

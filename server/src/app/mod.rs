@@ -1,18 +1,20 @@
 //! Putting it together: the settings, the toolbox and the tools' MCP form of one
 //! Herald ([`Herald`]), and serving it on the configured transport.
 
+mod launch;
 pub(crate) mod remote_refresh;
 pub mod shutdown;
+
+pub(crate) use launch::{LaunchOptions, load_settings, load_settings_with};
 use std::path::Path;
 use std::sync::Arc;
 
 use herald_core::config::SettingKey;
-use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
+use herald_core::config::{Settings, Transport};
 use herald_core::tools::{Audience, ToolView, Toolbox};
 use rmcp::ServiceExt;
 
 use crate::app::shutdown::Shutdown;
-use crate::cli::Cli;
 use crate::error::ServerError;
 use crate::http;
 use crate::http::connection::heap_trim::HeapTrims;
@@ -98,42 +100,6 @@ impl Herald {
     pub fn handler(&self, auth: CallerAuth) -> HeraldServer {
         HeraldServer::new(self.toolbox.clone(), self.tools.clone(), auth)
     }
-}
-
-/// Loads the settings: the process environment, the file named by
-/// `--config` or `LOREBASE_CONFIG`, then the flags. In KB-only mode
-/// (`kb DIR`) a settings file that does not exist is skipped; one that
-/// exists must be valid.
-pub(crate) fn load_settings(cli: &Cli) -> Result<Settings, ServerError> {
-    load_settings_with(cli, &[])
-}
-
-/// [`load_settings`] with `extra` overrides (dotted key, value, source
-/// label) applied after the flags.
-pub(crate) fn load_settings_with(
-    cli: &Cli,
-    extra: &[(SettingKey, serde_json::Value, &str)],
-) -> Result<Settings, ServerError> {
-    let mut env = process_env();
-    if let Some(path) = &cli.flags.config {
-        env.insert(CONFIG_FILE_VAR.into(), path.to_string_lossy().into_owned());
-    }
-    if cli.kb_only()
-        && env
-            .get(CONFIG_FILE_VAR)
-            .is_some_and(|p| !p.trim().is_empty() && !Path::new(p).exists())
-    {
-        tracing::info!("KB-only mode: no settings file at {CONFIG_FILE_VAR}; using the defaults");
-        env.remove(CONFIG_FILE_VAR);
-    }
-    let mut overrides = cli.overrides();
-    for (key, value, label) in extra {
-        overrides.set(*key, value.clone(), label);
-    }
-    let settings = Settings::load_with_env(&env, &overrides)
-        .map_err(|e| ServerError::Settings(e.to_string()))?;
-    crate::logging::apply_settings(&settings)?;
-    Ok(settings)
 }
 
 /// Serves `herald` on the configured transport until the host goes away

@@ -55,7 +55,7 @@ pub(crate) async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerErr
     if cli.flags.domain.is_none() {
         extra.push((SettingKey::Domain, json!("supply"), "demo"));
     }
-    let herald = Herald::build(load_settings_with(cli, &extra)?)?;
+    let herald = Herald::build(load_settings_with(&cli.launch_options(), &extra)?)?;
     tracing::info!(keeper = %sandbox.url(), "demo: sandbox Keeper started (Domains supply and retail, no authentication)");
     let shutdown = Shutdown::on_signals();
     let signals = shutdown.clone();

@@ -18,6 +18,8 @@ use herald_core::config::{LogFormat, Overrides, SettingKey};
 use herald_core::tools::kb;
 use serde_json::{Value, json};
 
+use crate::app::LaunchOptions;
+
 /// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
 pub(crate) const VERSION_LINE: &str = concat!(
     env!("CARGO_PKG_VERSION"),
@@ -261,6 +263,16 @@ impl Cli {
             overrides.set(key, value, &label);
         }
         overrides
+    }
+
+    /// What this run asks of the settings, as `app` takes it: the file named
+    /// by `--config`, whether it serves only the KB tools, the overrides.
+    pub(crate) fn launch_options(&self) -> LaunchOptions {
+        LaunchOptions {
+            config_file: self.flags.config.clone(),
+            kb_only: self.kb_only(),
+            overrides: self.overrides(),
+        }
     }
 }
 
