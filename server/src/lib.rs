@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Five rooms (docs/architecture.md, "Inside `server`"):
-//! - [`cli`]: the command line and the settings overrides it makes, and the
+//! - [`cli`]: the command line ([`cli::args`]) and the settings overrides it
+//!   makes ([`cli::overrides`], handed to [`app`] as plain values), and the
 //!   one-shot commands ([`cli::commands`]: `call`, `tools`; [`cli::demo`];
 //!   [`cli::health`]: the container health check; [`cli::tool_tokens`]);
 //! - [`app`]: settings, the toolbox, the served tools, serving them;
