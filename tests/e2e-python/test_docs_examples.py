@@ -1,7 +1,8 @@
-"""The README's first calls run as written: the shell block marked
-`<!-- example: sh/first-calls -->` (the sandbox Keeper, `call`, Streamable HTTP
-and two `curl` calls) and the `where` example's commands, whose printed
-answers must contain the lines the README shows.
+"""The examples of the README and docs/kb.md run as written: the README's
+first calls (the shell block marked `<!-- example: sh/first-calls -->`: the
+sandbox Keeper, `call`, Streamable HTTP and two `curl` calls), its `where`
+example, and docs/kb.md's example entry; each answer must contain the lines
+the page shows.
 
 Only what a test must change is changed: `cargo run -q -p lorebase-{sandbox,herald} --`
 becomes the binaries under test, and the ports 8080 and 8090 free ones (tests
@@ -127,3 +128,28 @@ def test_readme_where_example_answers_as_shown(binaries):
                 assert re.search(pattern, run.stdout), (line, run.stdout)
     finally:
         stop(sandbox)
+
+
+def test_kb_doc_entry_is_found_and_read_as_shown(binaries, tmp_path):
+    """docs/kb.md's example entry, written to a catalog, is searched and read as the page shows."""
+    text = (ROOT / "docs" / "kb.md").read_text()
+    marker = re.search(r"<!-- example: kb/entry (\S+) -->", text)
+    assert marker, "docs/kb.md has no example entry"
+    entry = tmp_path / marker.group(1)
+    entry.parent.mkdir(parents=True)
+    entry.write_text(fenced_after(text, marker.group(0)))
+    search = subprocess.run(
+        [binaries["herald"], "--kb", str(tmp_path), "call", "kb_search", '{"query": "harbor oom"}'],
+        capture_output=True, text=True, timeout=60, env=clean_env(),
+    )
+    assert search.returncode == 0, search.stderr[-2000:]
+    shown = fenced_after(section(text, "## The tools"), "best first: path")
+    assert search.stdout.strip() == shown.strip()
+    got = subprocess.run(
+        [binaries["herald"], "--kb", str(tmp_path), "call", "kb_get", json.dumps({"path": marker.group(1)})],
+        capture_output=True, text=True, timeout=60, env=clean_env(),
+    )
+    assert got.returncode == 0, got.stderr[-2000:]
+    # Every field of the example comes back, and the body.
+    for line in entry.read_text().splitlines():
+        assert line in got.stdout, line
