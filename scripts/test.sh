@@ -125,6 +125,7 @@ the workspace-hack dependency is missing from a crate: cargo hakari manage-deps 
 lints() {
   local status=0
   python3 scripts/module-cycles.py || status=1
+  python3 scripts/doc-paths.py || status=1
   workspace_hack_check || status=1
   lint_verdict || status=1
   return "$status"
@@ -165,7 +166,8 @@ stage c-library --lane compile -- cargo_build -p lorebase-herald-capi --lib
 # Every other target: the Rust tests, the benches. The Python module is left to maturin (the
 # wheel), which builds it with the settings of the wheel's interpreter.
 stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-herald-python --exclude lorebase-herald-fuzz --all-targets --timings
-# Import circles between files (scripts/module-cycles.py), the workspace-hack, the warnings.
+# Import circles between files (scripts/module-cycles.py), the paths docs/architecture.md names
+# (scripts/doc-paths.py), the workspace-hack, the warnings.
 stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lints
 # The fuzz targets (scripts/test-fuzz.sh): Herald's crates compiled again with libFuzzer's
 # instrumentation, linked with the dependencies built above (about 1.5 min of CPU), last so no test

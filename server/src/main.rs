@@ -2,7 +2,7 @@
 
 /// mimalloc serves the binary's allocations (the `mimalloc` feature, on by
 /// default): glibc's malloc was 18 % of the samples of a call under load
-/// (docs/benchmarks.md, issue 22). `herald_server`'s `http::heap_trim` gives its
+/// (docs/benchmarks.md, issue 22). `herald_server`'s `http::connection::heap_trim` gives its
 /// freed pages back after a surge of connections.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
