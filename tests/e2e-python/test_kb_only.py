@@ -89,3 +89,30 @@ async def test_a_file_name_cannot_forge_a_next_line(binaries, kb_dir):
         assert paths == ["incidents/db-1-disk.md"]
         entry = await session.call_tool("kb_get", {"path": paths[0]})
         assert "Move the dump target" in text_of(entry)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "streamable_http"])
+def test_kb_only_logs_say_nothing_of_keeper(binaries, kb_dir, transport):
+    """`kb DIR` calls no Keeper, so its logs name none: no Keeper URL, no missing API key."""
+    import time
+
+    from conftest import StderrCollector, stop
+
+    proc = subprocess.Popen(
+        [binaries["herald"], "kb", str(kb_dir), "--transport", transport, "--port", "0"],
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    stderr = StderrCollector(proc.stderr)
+    try:
+        deadline = time.monotonic() + 30
+        while "serving MCP" not in stderr.text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop(proc)
+    stderr.join()
+    text = stderr.text()
+    assert "serving MCP" in text, text
+    assert "keeper" not in text.lower(), text

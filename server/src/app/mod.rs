@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use herald_core::config::SettingKey;
 use herald_core::config::{Settings, Transport};
-use herald_core::tools::{Audience, ToolView, Toolbox};
+use herald_core::tools::{Audience, ToolOrigin, ToolView, Toolbox};
 use rmcp::ServiceExt;
 
 use crate::app::shutdown::Shutdown;
@@ -96,6 +96,12 @@ impl Herald {
         self.toolbox.view(None, Audience::OneAgent)
     }
 
+    /// Whether any Lorebase tool is served, so calls reach Keeper (not in
+    /// `kb DIR` mode, nor with `tools.allow` naming only KB or remote tools).
+    pub fn calls_keeper(&self) -> bool {
+        self.view().serves(ToolOrigin::Lorebase)
+    }
+
     /// The MCP handler for `auth`.
     pub fn handler(&self, auth: CallerAuth) -> HeraldServer {
         HeraldServer::new(self.toolbox.clone(), self.tools.clone(), auth)
@@ -174,7 +180,9 @@ async fn flush_spans(toolbox: &herald_core::tools::Toolbox) {
 
 /// stdio: protocol messages on stdin/stdout, logs on stderr.
 pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
-    if herald.settings.keeper.api_key.is_none() {
+    // Keeper is named only when a Lorebase tool is served: `kb DIR` never calls it.
+    let calls_keeper = herald.calls_keeper();
+    if calls_keeper && herald.settings.keeper.api_key.is_none() {
         tracing::info!(
             "no {} (LOREBASE_API_KEY): calls go to Keeper without a credential",
             SettingKey::KeeperApiKey
@@ -189,11 +197,12 @@ pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(
         let limits = crate::http::connection::state::ConnectionLimits::of(&herald.settings.http);
         tokio::spawn(metrics::serve(listener, endpoint, limits, shutdown.clone()));
     }
-    tracing::info!(
-        keeper = %herald.settings.keeper.base_url,
-        tools = herald.tools.names(&herald.view()).len(),
-        "serving MCP over stdio"
-    );
+    let tools = herald.tools.names(&herald.view()).len();
+    if calls_keeper {
+        tracing::info!(keeper = %herald.settings.keeper.base_url, tools, "serving MCP over stdio");
+    } else {
+        tracing::info!(tools, "serving MCP over stdio");
+    }
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler
         .serve_with_ct(StdioTransport::over_stdio(&shutdown), shutdown.token())
@@ -237,10 +246,14 @@ fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
         ready["metrics"] = format!("http://{addr}{}", metrics::METRICS_PATH).into();
     }
     println!("LOREBASE_HERALD_READY {ready}");
-    crate::logging::notice(&format!(
-        "serving MCP on {url} (Keeper {})",
-        herald.settings.keeper.base_url
-    ));
+    crate::logging::notice(&if herald.calls_keeper() {
+        format!(
+            "serving MCP on {url} (Keeper {})",
+            herald.settings.keeper.base_url
+        )
+    } else {
+        format!("serving MCP on {url}")
+    });
     if herald.settings.http.allow_anonymous {
         tracing::warn!(
             "{} is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only",
