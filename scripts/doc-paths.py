@@ -98,7 +98,8 @@ def module_file(src: Path, module: list[str]) -> Path | None:
 
 
 def defines(file: Path, name: str) -> bool:
-    """Whether a module file defines or re-exports `name` (or declares it as a module)."""
+    """Whether a module file defines or re-exports `name` (or declares it as a module).
+    An enum variant or a field is not an item: the docs name it after its type."""
     text = file.read_text(errors="replace")
     name = re.escape(name)
     if re.search(ITEM.format(name=name), text):
@@ -107,8 +108,7 @@ def defines(file: Path, name: str) -> bool:
     for m in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);", text):
         if re.search(rf"\b{name}\b(?!\s*::)", m.group(1)):
             return True
-    # An enum variant or a field (`Name,`, `Name(`, `Name {`, `name:`), or a macro-made item.
-    return bool(re.search(rf"^\s*(?:pub(?:\([^)]*\))?\s+)?{name}\b\s*(?:,|\(|\{{|:(?!:)|$)", text, re.M))
+    return False
 
 
 def resolves(root: Path, segments: list[str]) -> bool | None:
