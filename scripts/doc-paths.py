@@ -10,8 +10,8 @@ every Rust module path it writes in `code` spans or links.
   `http::{bind, serve}`): its first segment names the crate (`core`, `herald_core`,
   `server`, `herald_server`, `sandbox`, `lorebase_sandbox`, `crate`) or a top-level
   module of one; each following segment is a module file (`a.rs`, `a/mod.rs`) or
-  inline `mod`, until one that is an item defined or re-exported in that module (what
-  comes after an item, a method or a variant, is not checked). A path whose first
+  inline `mod`, until one that is an item defined or re-exported in that module; what
+  comes after an item (a method, a constant, a variant) must be defined in the crate. A path whose first
   segment is neither (`rmcp::model`, `Toolbox::view`) is not the repository's and is
   skipped.
 
@@ -111,6 +111,12 @@ def defines(file: Path, name: str) -> bool:
     return False
 
 
+def defined_in_crate(src: Path, name: str) -> bool:
+    """Whether any file of the crate defines `name` as an item or an enum variant."""
+    item = re.compile(ITEM.format(name=re.escape(name)) + rf"|^\s*{re.escape(name)}\b\s*[,({{]", re.M)
+    return any(item.search(f.read_text(errors="replace")) for f in src.rglob("*.rs"))
+
+
 def resolves(root: Path, segments: list[str]) -> bool | None:
     """True when the module path exists, False when it does not, None when it is not one
     of the repository's (its first segment names no crate and no top-level module)."""
@@ -132,6 +138,8 @@ def resolves(root: Path, segments: list[str]) -> bool | None:
                 continue
             file = module_file(src, module)
             ok = file is not None and defines(file, seg)
+            # What follows an item (`Type::method`, `Type::CONST`) is defined somewhere in the crate.
+            ok = ok and all(defined_in_crate(src, name) for name in path[i + 1 :])
             break
         if ok:
             return True
@@ -177,6 +185,7 @@ SELF_CHECK = {
         "dead: `keeper::health::Gone`\n"
         "dead: [gone](gone.md)\n"
         "`tools/list`, `logging/setLevel`; dead (named only inside a path): `keeper::health::keeper`\n"
+        "dead: `keeper::Health::gone`\n"
     ),
 }
 
@@ -195,6 +204,7 @@ def self_check() -> list[str]:
         "`keeper::health::Gone` (no such module or item)",
         "link gone.md (no such file)",
         "`keeper::health::keeper` (no such module or item)",
+        "`keeper::Health::gone` (no such module or item)",
     ]
     return [] if found == want else [f"expected {want}, found {found}"]
 
