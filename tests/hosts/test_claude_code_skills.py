@@ -13,7 +13,8 @@ not settable from the environment in the public build), and even then a policy c
 skills of directly connected MCP servers from sessions that hold neither a Pro or Max
 subscription nor their organization's policy, as a session on an API key and a model endpoint
 of its own does. The three tests of that part are strict expected failures: when a Claude Code
-release lists Herald's skills here, they pass, and the suite says so (docs/hosts.md).
+release lists Herald's skills here, they pass, and the suite says so (docs/hosts.md). The other
+hosts' stdio runs are checked too: offered the extension, they ask for no skill.
 """
 
 from __future__ import annotations
@@ -95,3 +96,14 @@ def test_invoking_the_skill_sends_the_model_its_body(skills_run):
     texts = "\n".join(prompt_texts(after)) + result_text(result)
     assert not result.get("is_error"), result
     assert "# Lorebase through Herald" in texts and "Ground the words, then read" in texts
+
+
+@pytest.mark.parametrize("scenario", ["gemini-stdio", "codex-stdio", "copilot-stdio"])
+def test_the_other_hosts_do_not_ask_for_skills(runs, scenario):
+    """Gemini CLI, Codex CLI and Copilot CLI are offered the extension too (in `initialize` or
+    `server/discover`) and ask for no skill: they see the tools as before (docs/hosts.md)."""
+    _, log = runs.get(scenario)
+    (opening,) = herald_requests(log, "initialize") + herald_requests(log, "server/discover")
+    capabilities = herald_answer(log, opening["id"])["result"]["capabilities"]
+    assert SKILLS in capabilities.get("extensions", {}), capabilities
+    assert not herald_requests(log, "skills/list") and not herald_requests(log, "skills/get")
