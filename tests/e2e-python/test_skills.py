@@ -176,3 +176,37 @@ async def test_a_client_without_the_extension_sees_the_same_tools_and_resources(
         assert (await plain.list_tools()).tools == (await declaring.list_tools()).tools
         resources = [r.uri for r in (await plain.list_resources()).resources]
         assert not [u for u in resources if u.startswith("skill://")], resources
+
+
+def test_a_2026_07_28_client_over_raw_http_lists_and_reads_the_skills(sandbox, http_herald_factory):
+    """What Claude Code does once it asks: `server/discover`, then `skills/list` and `skills/get`
+    with the client's skills extension in `_meta`, then `resources/read` of a file, each a plain
+    HTTP POST under 2026-07-28; the answers carry the list's cache lifetime."""
+    import httpx2
+
+    herald = http_herald_factory(sandbox.url)
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "skills-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {SKILLS: {}}},
+    }
+
+    def post(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        headers = {**KEY, "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                   "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+        if "uri" in params and method == "resources/read":
+            headers["Mcp-Name"] = params["uri"]
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
+        answer = httpx2.post(herald.url, json=body, headers=headers, timeout=10)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["result"]
+
+    assert SKILLS in post("server/discover", {})["capabilities"]["extensions"]
+    listed = post("skills/list", {})
+    assert listed["ttlMs"] > 0 and [s["frontmatter"]["name"] for s in listed["skills"]] == ["lorebase"]
+    (skill,) = listed["skills"]
+    assert post("skills/get", {"uri": skill["uri"]})["skill"] == skill
+    for f in skill["resources"]:
+        (content,) = post("resources/read", {"uri": f["uri"]})["contents"]
+        data = content["text"].encode()
+        assert f["digest"] == "sha256:" + hashlib.sha256(data).hexdigest() and f["size"] == len(data)

@@ -513,7 +513,12 @@ impl ServerHandler for HeraldServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
-        Ok(self.skills_for(&context).list())
+        let mut result = self.skills_for(&context).list();
+        if speaks_2026_07_28(&context) {
+            // The skills change only with the tools served (the same lifetime).
+            result.ttl_ms = Some(self.list_ttl_ms());
+        }
+        Ok(result)
     }
 
     async fn get_skill(
@@ -521,7 +526,12 @@ impl ServerHandler for HeraldServer {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        self.skills_for(&context).get(&request.uri)
+        let got = self.skills_for(&context).get(&request.uri)?;
+        Ok(if speaks_2026_07_28(&context) {
+            got.with_ttl_ms(self.list_ttl_ms())
+        } else {
+            got
+        })
     }
 
     async fn list_prompts(
