@@ -65,9 +65,15 @@ async def test_kb_only_serves_no_keeper_resources_or_prompt(binaries, kb_dir):
     async with stdio_session(binaries, "http://127.0.0.1:9", args=["kb", str(kb_dir)]) as session:
         caps = session.initialize_result.capabilities
         assert caps.tools is not None
-        assert caps.resources is None and caps.prompts is None
+        assert caps.prompts is None and caps.completions is None
+        # Resources are declared for the kb skill's files (test_skills.py), none of Keeper's.
+        assert (await session.list_resources()).resources == []
+        assert (await session.list_resource_templates()).resource_templates == []
         with pytest.raises(MCPError) as e:
-            await session.list_resource_templates()
+            await session.read_resource("lorebase://supply/schema")
+        assert e.value.code == -32601
+        with pytest.raises(MCPError) as e:
+            await session.list_prompts()
         assert e.value.code == -32601
 
 
