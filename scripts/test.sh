@@ -190,9 +190,9 @@ stage e2e-node --lane deploy --after binaries,setup-node-e2e -- npm test --prefi
 stage conformance --lane deploy --after binaries,setup-conformance -- tests/conformance/run.sh
 stage bench-peer --lane deploy --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
 # Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
-# model on loopback (issue 30, docs/hosts.md; about 20 s): a lane of its own.
+# model on loopback (docs/hosts.md; about 20 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
-# Fuzz smoke (issue 18): each target's seeds and 6 s of new inputs (libFuzzer uses one core), on the
+# Fuzz smoke: each target's seeds and 6 s of new inputs (libFuzzer uses one core), on the
 # fuzz-build stage's binaries (compile lane, above).
 stage fuzz-smoke --lane fuzz --after fuzz-build -- ./scripts/test-fuzz.sh run
 

@@ -69,7 +69,8 @@ use shutdown::Shutdown;
 /// It builds its own Tokio runtime, so call it from a thread that is not
 /// inside one (bindings: a plain or blocking thread). Serving stdio, that
 /// runtime is the calling thread alone: one agent's calls, and a call's
-/// hand-offs between tasks stay on one thread (docs/benchmarks.md, issue 22);
+/// hand-offs between tasks stay on one thread (docs/benchmarks.md,
+/// "Herald against the floor of its own architecture");
 /// anything else gets a worker per core. Logs go to stderr.
 pub fn run_cli(args: Vec<String>) -> i32 {
     let (cli, launcher) = match parse(&args) {

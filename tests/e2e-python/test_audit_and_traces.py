@@ -1,4 +1,4 @@
-"""The audit trail and trace context (issue 20): real calls through the MCP
+"""The audit trail and trace context: real calls through the MCP
 SDK client, Keeper behind a proxy that records what it received, Herald's
 stderr read as JSON lines; spans exported to an OTLP receiver the test
 starts."""

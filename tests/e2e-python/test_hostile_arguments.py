@@ -1,4 +1,4 @@
-"""Hostile arguments through the real server (issue 18): every tool error
+"""Hostile arguments through the real server: every tool error
 stays within output.max_chars and never echoes a large argument back whole,
 over stdio with the official Python MCP SDK against the sandbox Keeper; and
 params of the wrong shape are invalid params (-32602), over stdio and HTTP.

@@ -1,4 +1,4 @@
-//! The cleaning pass: each case of the hostile server (issue 35) in small,
+//! The cleaning pass: each case of the hostile test server in small,
 //! and a property test of its invariants.
 
 use proptest::prelude::*;
