@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::clean::{Cleaner, Fence};
 use crate::config::OutputSettings;
 use crate::render::caps::{Identifiers, cap_json};
-use crate::render::{Text, text};
+use crate::render::{Text, shown, text};
 use crate::tool::RenderedOutput;
 
 /// Longest JSON-RPC error message of a remote server kept, in characters.
@@ -85,7 +85,7 @@ pub(crate) fn rendered(
         };
     }
     RenderedOutput {
-        text: text::cut(&answer, caps.max_chars),
+        text: text::cut(&shown(answer), caps.max_chars),
         is_error,
         structured: None,
     }
@@ -125,7 +125,7 @@ pub(crate) fn refusal(
         ),
     };
     RenderedOutput {
-        text: text::cut(&answer, caps.max_chars),
+        text: text::cut(&shown(answer), caps.max_chars),
         is_error: true,
         structured: None,
     }
