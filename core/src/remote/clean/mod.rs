@@ -102,9 +102,12 @@ impl Cleaner {
 
     /// `text` cleaned ([`Self::text`]) as one line: line breaks and tabs as
     /// spaces, runs of spaces collapsed, at most `max_chars` characters
-    /// (then `…`). For titles, descriptions and reasons.
+    /// (then `…`). For titles, descriptions and reasons. Only the first
+    /// `4 × max_chars + 1024` characters are cleaned (a margin for what the
+    /// cleaning removes): a text of any length costs about the line.
     pub fn line(&self, text: &str, max_chars: usize) -> String {
-        let cleaned = self.text(text);
+        let margin = max_chars.saturating_mul(4).saturating_add(1024);
+        let cleaned = self.text(crate::render::caps::prefix_chars(text, margin));
         let mut out = String::with_capacity(cleaned.len().min(max_chars * 4));
         let mut count = 0;
         let mut last_space = true;
