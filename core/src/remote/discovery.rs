@@ -117,23 +117,31 @@ impl Dropped {
         }
     }
 
+    /// One warning per bound that dropped tools, naming them.
     fn warnings(&self, bounds: ListBounds, out: &mut Vec<String>) {
-        if !self.by_count.is_empty() {
+        let why = [
+            (
+                &self.by_count,
+                format!(
+                    "the server offers more than {} tools ({})",
+                    bounds.max_tools,
+                    crate::config::SettingKey::McpMaxToolsPerServer
+                ),
+            ),
+            (
+                &self.by_bytes,
+                format!(
+                    "the server's tool definitions pass {} bytes ({})",
+                    bounds.max_bytes,
+                    crate::config::SettingKey::McpMaxToolBytesPerServer
+                ),
+            ),
+        ];
+        for (names, bound) in why.iter().filter(|(names, _)| !names.is_empty()) {
             out.push(format!(
-                "the server offers more than {} tools ({}); dropped {} tools: {}",
-                bounds.max_tools,
-                crate::config::SettingKey::McpMaxToolsPerServer,
-                self.by_count.len(),
-                Self::named(&self.by_count)
-            ));
-        }
-        if !self.by_bytes.is_empty() {
-            out.push(format!(
-                "the server's tool definitions pass {} bytes ({}); dropped {} tools: {}",
-                bounds.max_bytes,
-                crate::config::SettingKey::McpMaxToolBytesPerServer,
-                self.by_bytes.len(),
-                Self::named(&self.by_bytes)
+                "{bound}; dropped {} tools: {}",
+                names.len(),
+                Self::named(names)
             ));
         }
     }
