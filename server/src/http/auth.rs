@@ -36,6 +36,7 @@ use herald_core::config::Settings;
 use herald_core::keeper::Credential;
 use herald_core::remote::OAuthCaller;
 
+use crate::http::cancel_notice::CallerIdentity;
 use crate::http::guard::{GuardPolicy, refusal};
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::metadata::ProtectedResource;
@@ -121,6 +122,11 @@ pub(crate) async fn require_token(
         Err(refusal) => return before_the_body(request, refusal).await,
     };
     request.extensions_mut().insert(call.clone());
+    request.extensions_mut().insert(CallerIdentity::of(
+        gate.server.issuer_url(caller.grant.issuer),
+        caller.grant.subject.as_deref(),
+        caller.token.expose(),
+    ));
     let response = next.run(request).await;
     let token = &caller.token;
     if let Some(failure) = caller.keeper_failure() {

@@ -314,7 +314,7 @@ async fn unless_cancelled<T>(
 ) -> Result<T, McpError> {
     let _tracked = http_parts(context).and_then(|parts| {
         let calls = parts.extensions.get::<Arc<CallsInFlight>>()?;
-        Some(calls.track(parts, context.id.to_string(), context.ct.clone()))
+        calls.track(parts, context.id.to_string(), context.ct.clone())
     });
     tokio::select! {
         biased;

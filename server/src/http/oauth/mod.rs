@@ -137,6 +137,11 @@ impl ResourceServer {
         &self.required_scopes
     }
 
+    /// The authorization server `index` (of a [`Grant`]), as configured.
+    pub(crate) fn issuer_url(&self, index: usize) -> &str {
+        self.issuers.get(index).map_or("", |i| i.url.as_str())
+    }
+
     /// The authorization servers, as configured.
     pub(crate) fn issuer_urls(&self) -> Vec<&str> {
         self.issuers.iter().map(|i| i.url.as_str()).collect()

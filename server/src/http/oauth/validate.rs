@@ -43,6 +43,8 @@ pub(crate) struct Grant {
     pub(crate) issuer: usize,
     /// Its scopes.
     pub(crate) scopes: Vec<String>,
+    /// Whom it was issued to (`sub`), when it says.
+    pub(crate) subject: Option<String>,
     /// When it expires.
     pub(crate) expires: Instant,
 }
@@ -88,6 +90,11 @@ fn is_scope_token(token: &str) -> bool {
         && token
             .bytes()
             .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
+/// The `sub` of verified claims (or of an introspection answer).
+fn subject_of(claims: &Value) -> Option<String> {
+    claims.get("sub").and_then(Value::as_str).map(String::from)
 }
 
 /// Whether `token` has a JWT's three parts.
@@ -165,6 +172,7 @@ pub(crate) async fn jwt(
     Ok(Grant {
         issuer: index,
         scopes: scopes_of(&data.claims),
+        subject: subject_of(&data.claims),
         expires: instant_of(exp.saturating_add(LEEWAY_S)),
     })
 }
@@ -227,6 +235,7 @@ pub(crate) async fn introspect(
     Ok(Grant {
         issuer,
         scopes: scopes_of(&answer),
+        subject: subject_of(&answer),
         // No exp: asked again within the validation cache's own limit.
         expires: instant_of(exp.unwrap_or(now.saturating_add(3600))),
     })
