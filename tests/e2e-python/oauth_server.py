@@ -16,7 +16,11 @@ the venv through the MCP SDK):
 Everything it was asked is recorded (`paths()`, `times(path)`, `exchanges`).
 Knobs for the hostile cases: `jwks_hold` (an Event: a slow JWKS, each answer
 held until it is set, 30 s at most; `jwks_pending` counts the answers held)
-and `exchange_expires_in` (the `expires_in` of exchange answers).
+and `exchange_expires_in` (the `expires_in` of exchange answers);
+`exchange_answer` (a status and raw body every exchange is answered with,
+its subject token refused or not), `exchange_hold` (an Event: each exchange
+held until it is set, 30 s at most) and `jwks_status` (the JWKS answered
+with this status and no keys).
 """
 
 from __future__ import annotations
@@ -59,6 +63,9 @@ class AuthorizationServer(_Service):
         self.jwks_hold: threading.Event | None = None
         self.jwks_pending = 0
         self.exchange_expires_in: int = 300
+        self.exchange_answer: tuple[int, bytes] | None = None
+        self.exchange_hold: threading.Event | None = None
+        self.jwks_status: int | None = None
         self.lock = threading.Lock()
         self.jwks_file = Path(tempfile.mkdtemp(prefix="herald-as-")) / "jwks.json"
         super().__init__(_AuthorizationHandler)
@@ -185,6 +192,8 @@ class _AuthorizationHandler(_Quiet):
                 hold.wait(30)
                 with owner.lock:
                     owner.jwks_pending -= 1
+            if owner.jwks_status is not None:
+                return self._json(owner.jwks_status, {"error": "temporarily_unavailable"})
             return self._json(200, owner.jwks())
         if url.path == "/authorize":
             q = {k: v[0] for k, v in parse_qs(url.query).items()}
@@ -225,6 +234,12 @@ class _AuthorizationHandler(_Quiet):
             claims = owner.subject_of(form.get("subject_token", ""))
             with owner.lock:
                 owner.exchanges.append(form)
+            hold = owner.exchange_hold
+            if hold is not None:
+                hold.wait(30)
+            if owner.exchange_answer is not None:
+                status, raw = owner.exchange_answer
+                return self._reply(status, raw)
             if claims is None or form.get("subject_token_type") != ACCESS_TOKEN or not form.get("audience"):
                 return self._json(400, {"error": "invalid_grant"})
             token = owner.mint(form["audience"], sub=claims["sub"], scope=claims.get("scope", ""), lifetime=300)

@@ -44,10 +44,10 @@ def call_line(call_id: int) -> bytes:
     ).encode()
 
 
-def post(host: str, port: int, body: bytes) -> bytes:
+def post(host: str, port: int, body: bytes, extra_headers: str = "") -> bytes:
     return (
         f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-        f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"Accept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {len(body)}\r\n\r\n"
     ).encode() + body
 
 
@@ -138,21 +138,23 @@ def test_clients_that_close_their_socket_cancel_their_calls(holding_keeper, http
 
 
 def test_a_cancellation_posted_over_http_stops_the_callers_call(holding_keeper, http_herald_factory):
-    # Stateless HTTP: the notification comes in a POST of its own (the TypeScript SDK's way);
-    # another caller's cancellation of the same id cancels nothing.
+    # Stateless HTTP: the notification comes in a POST of its own (the TypeScript SDK's way), on
+    # another connection; the caller is its credential, so another caller's cancellation of the
+    # same id, or an anonymous one, cancels nothing.
     herald = http_herald_factory(holding_keeper.url, args=["--log-format", "json"], env=ANONYMOUS)
     host, port = herald.base.split("//")[1].rsplit(":", 1)
     mine = socket.create_connection((host, int(port)), timeout=10)
-    mine.sendall(post(host, int(port), call_line(7)))
+    mine.sendall(post(host, int(port), call_line(7), "authorization: Bearer caller-a\r\n"))
     holding_keeper.wait_for(lambda rs: len(rs) == 1, timeout=15)
     cancel = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
                          "params": {"requestId": 7, "reason": "the user stopped it"}})
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-    other = httpx2.post(herald.url, content=cancel, headers={**headers, "authorization": "Bearer someone-else"}, timeout=5)
-    assert other.status_code == 202
+    for other in ({"authorization": "Bearer someone-else"}, {}, {"mcp-session-id": "guessed"}):
+        answer = httpx2.post(herald.url, content=cancel, headers={**headers, **other}, timeout=5)
+        assert answer.status_code == 202
     time.sleep(0.3)
     assert "closed" not in holding_keeper.records()[0]
-    r = httpx2.post(herald.url, content=cancel, headers=headers, timeout=5)
+    r = httpx2.post(herald.url, content=cancel, headers={**headers, "authorization": "Bearer caller-a"}, timeout=5)
     cancelled = time.monotonic()
     assert r.status_code == 202, r.text
     (record,) = holding_keeper.wait_for(lambda rs: "closed" in rs[0] or "answered" in rs[0], timeout=15)
@@ -162,6 +164,37 @@ def test_a_cancellation_posted_over_http_stops_the_callers_call(holding_keeper, 
     answer = mine.recv(65536)
     mine.close()
     assert b"-32800" in answer, answer[:300]
+
+
+def test_anonymous_clients_never_cancel_each_others_calls(holding_keeper, http_herald_factory):
+    # Eight anonymous clients behind one address (as behind one proxy), each with a slow call;
+    # another posts notifications/cancelled for every id from 0 to 200, anonymously and under a
+    # made-up session: every call is answered, none cancelled.
+    herald = http_herald_factory(holding_keeper.url, args=["--log-format", "json"], env=ANONYMOUS)
+    host, port = herald.base.split("//")[1].rsplit(":", 1)
+    victims = []
+    for i in range(8):
+        s = socket.create_connection((host, int(port)), timeout=15)
+        s.sendall(post(host, int(port), call_line(i)))
+        victims.append(s)
+    holding_keeper.wait_for(lambda rs: len(rs) == 8, timeout=15)
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    posted = 0
+    with httpx2.Client(timeout=5, headers=headers) as attacker:
+        for request_id in range(201):
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}}
+            assert attacker.post(herald.url, json=cancel).status_code == 202
+            extra = {"mcp-session-id": f"s-{request_id}"}
+            assert attacker.post(herald.url, json=cancel, headers=extra).status_code == 202
+            posted += 2
+    records = holding_keeper.wait_for(lambda rs: all("closed" in r or "answered" in r for r in rs), timeout=20)
+    closed = [r for r in records if "closed" in r]
+    print(json.dumps({"cancels_posted": posted, "calls": 8, "calls_cancelled": len(closed)}))
+    assert closed == [], records
+    for s in victims:
+        answer = s.recv(65536)
+        s.close()
+        assert b"-32800" not in answer, answer[:300]
 
 
 def test_abandoned_calls_give_their_connection_slots_back(sandbox, http_herald_factory):

@@ -444,6 +444,27 @@ settings_table! {
                     "Introspections allowed at once after a quiet spell (1-100000).",
                 ],
             },
+            key! { HttpExchangeMaxInFlight "http.exchange_max_in_flight" = "16",
+                |f, s| s.http.exchange_max_in_flight = f.int(1, 1024)? as usize,
+                [
+                    "Most token exchanges in flight at once (1-1024). With exchange_per_second",
+                    "and exchange_burst, it bounds the exchanges callers can make Herald ask for",
+                    "(one in flight per token; a refusal remembered 10 s): past either bound a",
+                    "call that needs a Keeper token is answered 503 with Retry-After: 1.",
+                ],
+            },
+            key! { HttpExchangePerSecond "http.exchange_per_second" = "20",
+                |f, s| s.http.exchange_per_second = f.int(1, 10_000)? as u32,
+                [
+                    "Token exchanges a second, sustained (1-10000).",
+                ],
+            },
+            key! { HttpExchangeBurst "http.exchange_burst" = "40",
+                |f, s| s.http.exchange_burst = f.int(1, 100_000)? as u32,
+                [
+                    "Token exchanges allowed at once after a quiet spell (1-100000).",
+                ],
+            },
             key! { HttpOauthClientId "http.oauth_client_id" = "null",
                 |f, s| s.http.oauth_client_id = f.optional_string()?,
                 [

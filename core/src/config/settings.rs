@@ -198,6 +198,15 @@ pub struct HttpSettings {
     /// Introspections allowed at once after a quiet spell
     /// (`http.introspection_burst`, default 20).
     pub introspection_burst: u32,
+    /// Most token exchanges in flight at once
+    /// (`http.exchange_max_in_flight`, default 16).
+    pub exchange_max_in_flight: usize,
+    /// Token exchanges a second, sustained (`http.exchange_per_second`,
+    /// default 20).
+    pub exchange_per_second: u32,
+    /// Token exchanges allowed at once after a quiet spell
+    /// (`http.exchange_burst`, default 40).
+    pub exchange_burst: u32,
     /// Herald's client id at the authorization server (introspection and
     /// token exchange authenticate with it).
     pub oauth_client_id: Option<String>,

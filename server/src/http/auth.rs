@@ -12,11 +12,15 @@
 //!   expired, unknown key, bad signature, inactive): 401
 //!   `error="invalid_token"`; one without the required scopes: 403
 //!   `error="insufficient_scope"`;
-//! - a valid one: the call gets the token meant for Keeper (exchanged, or
-//!   the same where `http.keeper_token: forward`) and the caller (its
-//!   scopes, its token for remote servers) in an [`OAuthCall`], and
-//!   when Keeper refuses it, the answer is 401 `invalid_token` (not a 200
-//!   with a tool error), so the client refreshes its token.
+//! - a valid one: the call gets where its token meant for Keeper comes
+//!   from (exchanged when a call first needs Keeper, or the same where
+//!   `http.keeper_token: forward`) and the caller (its scopes, its token
+//!   for remote servers) in an [`OAuthCall`]. When the exchange fails the
+//!   answer is its refusal (401 `invalid_token`, or 503 with
+//!   `Retry-After`), and when Keeper refuses the token, 401
+//!   `invalid_token` (not a 200 with a tool error), so the client
+//!   refreshes its token. A request that never reaches Keeper (`tools/list`,
+//!   `ping`, `initialize`) exchanges nothing.
 //!
 //! Without the setting none of this runs: Lorebase API keys are forwarded,
 //! and a call without one is an `[unauthorized]` tool error (herald.md).
@@ -28,10 +32,11 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use herald_core::config::{Secret, Settings};
+use herald_core::config::Settings;
 use herald_core::keeper::Credential;
 use herald_core::remote::OAuthCaller;
 
+use crate::http::cancel_notice::CallerIdentity;
 use crate::http::guard::{GuardPolicy, refusal};
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::metadata::ProtectedResource;
@@ -76,16 +81,17 @@ impl OAuthGate {
     /// 401 for a request without a usable `Authorization` header.
     fn challenge(&self, reason: CredentialError) -> Response {
         let metadata = &self.metadata.url;
-        let challenge = match reason {
-            CredentialError::Missing => format!("Bearer resource_metadata=\"{metadata}\""),
-            CredentialError::Malformed => {
-                format!("Bearer error=\"invalid_request\", resource_metadata=\"{metadata}\"")
-            }
+        let malformed = reason == CredentialError::Malformed;
+        let challenge = if malformed {
+            format!("Bearer error=\"invalid_request\", resource_metadata=\"{metadata}\"")
+        } else {
+            format!("Bearer resource_metadata=\"{metadata}\"")
         };
         tracing::debug!("answered 401 to a request without a bearer token");
-        let what = match reason {
-            CredentialError::Missing => "this call has no bearer token",
-            CredentialError::Malformed => "the Authorization header must be `Bearer <token>`",
+        let what = if malformed {
+            "the Authorization header must be `Bearer <token>`"
+        } else {
+            "this call has no bearer token"
         };
         let servers = self.server.issuer_urls().join(", ");
         let mut response = refusal(
@@ -111,12 +117,21 @@ pub(crate) async fn require_token(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let (token, call) = match admit(&gate, request.uri(), request.headers()).await {
+    let (caller, call) = match admit(&gate, request.uri(), request.headers()).await {
         Ok(admitted) => admitted,
         Err(refusal) => return before_the_body(request, refusal).await,
     };
     request.extensions_mut().insert(call.clone());
+    request.extensions_mut().insert(CallerIdentity::of(
+        gate.server.issuer_url(caller.grant.issuer),
+        caller.grant.subject.as_deref(),
+        caller.token.expose(),
+    ));
     let response = next.run(request).await;
+    let token = &caller.token;
+    if let Some(failure) = caller.keeper_failure() {
+        return failure.into_response(&gate.metadata.url);
+    }
     if call.keeper_refused() {
         gate.server.forget(token.expose());
         return TokenError::KeeperRefused.into_response(&gate.metadata.url);
@@ -124,12 +139,12 @@ pub(crate) async fn require_token(
     response
 }
 
-/// The request's token and what the call carries, or the refusal.
+/// The request's caller and what the call carries, or the refusal.
 async fn admit(
     gate: &Arc<OAuthGate>,
     uri: &Uri,
     headers: &HeaderMap,
-) -> Result<(Secret, OAuthCall), Response> {
+) -> Result<(Arc<CallerToken>, OAuthCall), Response> {
     gate.policy
         .check_headers(uri, headers)
         .map_err(IntoResponse::into_response)?;
@@ -144,20 +159,14 @@ async fn admit(
         .validate(token.expose())
         .await
         .map_err(refused)?;
-    let keeper_token = gate
-        .server
-        .keeper_token(&token, &grant)
-        .await
-        .map_err(refused)?;
+    let scopes = grant.scopes.clone();
+    let caller_token = Arc::new(CallerToken::new(gate.server.clone(), token, grant));
     let caller = OAuthCaller {
-        scopes: grant.scopes.clone(),
-        exchange: Arc::new(CallerToken {
-            server: gate.server.clone(),
-            token: token.clone(),
-            grant,
-        }),
+        scopes,
+        exchange: caller_token.clone(),
     };
-    Ok((token, OAuthCall::new(keeper_token, caller)))
+    let call = OAuthCall::new(caller_token.clone(), caller);
+    Ok((caller_token, call))
 }
 
 /// Bodies up to this size are read (and dropped) before a refusal, so the

@@ -1,38 +1,88 @@
-//! `notifications/cancelled` over stateless Streamable HTTP. Each
-//! POST is its own rmcp service there, and rmcp drops a
-//! notification POST unread, so a client that cancels a call in a POST of
-//! its own (the TypeScript SDK does) would cancel nothing. The calls in
-//! flight are kept here ([`CallsInFlight`]) by caller and JSON-RPC id; such
-//! a notification cancels the caller's call of that id (its token: the
-//! handler drops the call, as on a disconnect) and is answered 202.
+//! `notifications/cancelled` over stateless Streamable HTTP. Each POST is
+//! its own rmcp service there, and rmcp drops a notification POST unread,
+//! so a client that cancels a call in a POST of its own (the TypeScript SDK
+//! does) would cancel nothing. The calls in flight are kept here
+//! ([`CallsInFlight`]) by caller and JSON-RPC id; such a notification
+//! cancels the caller's calls of that id (their tokens: the handler drops
+//! the call, as on a disconnect) and is answered 202.
 //!
-//! The caller is the `Authorization` header and the peer address together,
-//! so nobody cancels another's calls; anonymous callers on one address who
-//! reuse ids (`http.allow_anonymous`, a local stack) can cancel each other's.
+//! Who the caller is decides whose calls a cancellation can reach, first
+//! that applies:
+//!
+//! - with OAuth on, the authenticated subject ([`CallerIdentity`], put there
+//!   by the gate: the issuer and `sub`, or the token when it names none);
+//! - the `Authorization` header (a Lorebase API key);
+//! - the MCP session (`Mcp-Session-Id`);
+//! - otherwise, an anonymous caller: its own connection only
+//!   ([`ConnectionId`]), so anonymous clients behind one address (one proxy)
+//!   never cancel each other's calls.
+//!
+//! Each tracked call is its own entry, removed by its own serial when the
+//! call ends: two calls of one caller under one id are both kept, and the
+//! first to end does not remove the other.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::http::connection::PeerAddr;
+use crate::http::connection::ConnectionId;
+use crate::http::oauth::cache::TokenKey;
 
 /// The method of a cancellation.
 const CANCELLED: &str = "notifications/cancelled";
+/// The header naming an MCP session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// An authenticated caller (OAuth on), in the request's extensions: the
+/// SHA-256 of its issuer and subject, or of its token when the token names
+/// no subject. Holds no token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct CallerIdentity(TokenKey);
+
+impl CallerIdentity {
+    /// The caller `subject` of `issuer` (or, without one, of `token`).
+    pub(crate) fn of(issuer: &str, subject: Option<&str>, token: &str) -> Self {
+        Self(match subject {
+            Some(subject) => TokenKey::of_parts(&["subject", issuer, subject]),
+            None => TokenKey::of_parts(&["token", token]),
+        })
+    }
+}
+
+/// Whose calls a cancellation can reach (see the module documentation).
+#[derive(Hash)]
+enum Caller<'a> {
+    Subject(&'a CallerIdentity),
+    Credential(&'a [u8]),
+    Session(&'a [u8]),
+    Connection(ConnectionId),
+}
+
+/// One tracked call: its serial (its identity) and its token.
+#[derive(Debug)]
+struct Entry {
+    serial: u64,
+    token: CancellationToken,
+}
+
+type Calls = HashMap<(u64, String), Vec<Entry>>;
 
 /// The calls in flight on one listener, by caller and id.
 #[derive(Debug, Default)]
 pub(crate) struct CallsInFlight {
     hasher: RandomState,
-    calls: Mutex<HashMap<(u64, String), CancellationToken>>,
+    calls: Mutex<Calls>,
+    serials: AtomicU64,
 }
 
 /// A call kept in [`CallsInFlight`] until it is dropped.
@@ -40,57 +90,78 @@ pub(crate) struct CallsInFlight {
 pub(crate) struct Tracked {
     calls: Arc<CallsInFlight>,
     key: (u64, String),
+    serial: u64,
 }
 
 impl Drop for Tracked {
+    /// Removes this call's entry, by its serial: never another call's of
+    /// the same caller and id.
     fn drop(&mut self) {
-        self.calls.lock().remove(&self.key);
+        let mut calls = self.calls.lock();
+        if let Some(entries) = calls.get_mut(&self.key) {
+            entries.retain(|e| e.serial != self.serial);
+            if entries.is_empty() {
+                calls.remove(&self.key);
+            }
+        }
     }
 }
 
 impl CallsInFlight {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, String), CancellationToken>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Calls> {
         self.calls
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The caller of a request: its `Authorization` and peer address.
-    fn caller(&self, parts: &Parts) -> u64 {
-        let authorization = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .map(axum::http::HeaderValue::as_bytes);
-        let peer = parts.extensions.get::<PeerAddr>().and_then(|p| p.0);
-        self.hasher.hash_one((authorization, peer))
+    /// The caller of a request (see the module documentation); `None` when
+    /// nothing identifies it, not even its connection.
+    fn caller(&self, parts: &Parts) -> Option<u64> {
+        let header = |name| parts.headers.get(name).map(HeaderValue::as_bytes);
+        let caller = if let Some(identity) = parts.extensions.get::<CallerIdentity>() {
+            Caller::Subject(identity)
+        } else if let Some(credential) = header(header::AUTHORIZATION.as_str()) {
+            Caller::Credential(credential)
+        } else if let Some(session) = header(SESSION_HEADER) {
+            Caller::Session(session)
+        } else {
+            Caller::Connection(*parts.extensions.get::<ConnectionId>()?)
+        };
+        Some(self.hasher.hash_one(caller))
     }
 
     /// Keeps the call `id` of the request `parts` until the returned guard
-    /// is dropped; a cancellation of it fires `token`.
+    /// is dropped; a cancellation of it fires `token`. `None` (nothing
+    /// kept) for a request nothing identifies.
     pub(crate) fn track(
         self: &Arc<Self>,
         parts: &Parts,
         id: String,
         token: CancellationToken,
-    ) -> Tracked {
-        let key = (self.caller(parts), id);
-        self.lock().insert(key.clone(), token);
-        Tracked {
+    ) -> Option<Tracked> {
+        let key = (self.caller(parts)?, id);
+        let serial = self.serials.fetch_add(1, Ordering::Relaxed);
+        self.lock()
+            .entry(key.clone())
+            .or_default()
+            .push(Entry { serial, token });
+        Some(Tracked {
             calls: self.clone(),
             key,
-        }
+            serial,
+        })
     }
 
-    /// Cancels the call `id` of the caller of `parts`; whether there was one.
-    fn cancel(&self, parts: &Parts, id: String) -> bool {
-        let key = (self.caller(parts), id);
-        match self.lock().remove(&key) {
-            Some(token) => {
-                token.cancel();
-                true
-            }
-            None => false,
+    /// Cancels the calls `id` of the caller of `parts`; how many there were.
+    fn cancel(&self, parts: &Parts, id: String) -> usize {
+        let Some(caller) = self.caller(parts) else {
+            return 0;
+        };
+        let entries = self.lock().remove(&(caller, id)).unwrap_or_default();
+        for entry in &entries {
+            entry.token.cancel();
         }
+        entries.len()
     }
 }
 
@@ -127,8 +198,8 @@ pub(crate) async fn cancel_notice(
             .and_then(|p| p.get("requestId"))
             .and_then(id_key);
         if let Some(id) = id {
-            let found = calls.cancel(&parts, id);
-            tracing::debug!(found, "notifications/cancelled over HTTP");
+            let cancelled = calls.cancel(&parts, id);
+            tracing::debug!(cancelled, "notifications/cancelled over HTTP");
         }
         return StatusCode::ACCEPTED.into_response();
     }
@@ -148,27 +219,104 @@ fn may_be_cancellation(bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    fn parts(authorization: &str) -> Parts {
-        let (parts, ()) = axum::http::Request::builder()
-            .header(header::AUTHORIZATION, authorization)
-            .body(())
-            .unwrap()
-            .into_parts();
+    fn parts(headers: &[(&str, &str)], connection: u64) -> Parts {
+        let mut builder = axum::http::Request::builder();
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        let (mut parts, ()) = builder.body(()).unwrap().into_parts();
+        parts.extensions.insert(ConnectionId(connection));
         parts
+    }
+
+    fn bearer(token: &str, connection: u64) -> Parts {
+        parts(&[("authorization", token)], connection)
     }
 
     #[test]
     fn a_caller_cancels_its_own_call_only() {
         let calls = Arc::new(CallsInFlight::default());
         let token = CancellationToken::new();
-        let tracked = calls.track(&parts("Bearer a"), "7".into(), token.clone());
-        assert!(!calls.cancel(&parts("Bearer b"), "7".into()));
+        let tracked = calls.track(&bearer("Bearer a", 1), "7".into(), token.clone());
+        assert_eq!(calls.cancel(&bearer("Bearer b", 1), "7".into()), 0);
         assert!(!token.is_cancelled());
-        assert!(calls.cancel(&parts("Bearer a"), "7".into()));
+        // The same key from another connection is the same caller.
+        assert_eq!(calls.cancel(&bearer("Bearer a", 2), "7".into()), 1);
         assert!(token.is_cancelled());
         drop(tracked);
         assert!(calls.lock().is_empty());
         assert_eq!(id_key(&serde_json::json!(7)), Some("7".into()));
         assert_eq!(id_key(&Value::Null), None);
+    }
+
+    #[test]
+    fn an_entry_is_removed_by_its_own_identity_never_by_its_id() {
+        let calls = Arc::new(CallsInFlight::default());
+        let (first, second) = (CancellationToken::new(), CancellationToken::new());
+        let caller = bearer("Bearer a", 1);
+        let tracked_first = calls.track(&caller, "1".into(), first.clone());
+        let _tracked_second = calls.track(&caller, "1".into(), second.clone());
+        // The first call ends: the second is still kept, and cancelled.
+        drop(tracked_first);
+        assert_eq!(calls.cancel(&caller, "1".into()), 1);
+        assert!(second.is_cancelled() && !first.is_cancelled());
+    }
+
+    #[test]
+    fn anonymous_callers_reach_only_their_connection_or_their_session() {
+        let calls = Arc::new(CallsInFlight::default());
+        let on_one = CancellationToken::new();
+        let _a = calls.track(&parts(&[], 1), "0".into(), on_one.clone());
+        // Another anonymous connection (another client behind one proxy).
+        assert_eq!(calls.cancel(&parts(&[], 2), "0".into()), 0);
+        assert_eq!(calls.cancel(&bearer("Bearer x", 1), "0".into()), 0);
+        assert!(!on_one.is_cancelled());
+        assert_eq!(calls.cancel(&parts(&[], 1), "0".into()), 1);
+        assert!(on_one.is_cancelled());
+        // A session reaches its calls from any connection, and only its own.
+        let in_session = CancellationToken::new();
+        let session = |s, c| parts(&[("mcp-session-id", s)], c);
+        let _s = calls.track(&session("s-1", 3), "5".into(), in_session.clone());
+        assert_eq!(calls.cancel(&session("s-2", 3), "5".into()), 0);
+        assert_eq!(calls.cancel(&parts(&[], 3), "5".into()), 0);
+        assert_eq!(calls.cancel(&session("s-1", 4), "5".into()), 1);
+        assert!(in_session.is_cancelled());
+        // Nothing identifies a request without a connection: nothing kept.
+        let (bare, ()) = axum::http::Request::builder()
+            .body(())
+            .unwrap()
+            .into_parts();
+        assert!(
+            calls
+                .track(&bare, "9".into(), CancellationToken::new())
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn with_oauth_the_subject_decides_not_the_token() {
+        let calls = Arc::new(CallsInFlight::default());
+        let token = CancellationToken::new();
+        let mut first = bearer("Bearer token-1", 1);
+        let alice = CallerIdentity::of("https://as.example", Some("alice"), "token-1");
+        first.extensions.insert(alice);
+        let _t = calls.track(&first, "3".into(), token.clone());
+        // Bob with the same header text (never the case, but the subject wins).
+        let mut bob = bearer("Bearer token-1", 2);
+        bob.extensions.insert(CallerIdentity::of(
+            "https://as.example",
+            Some("bob"),
+            "token-1",
+        ));
+        assert_eq!(calls.cancel(&bob, "3".into()), 0);
+        // Alice with a refreshed token.
+        let mut again = bearer("Bearer token-2", 2);
+        again.extensions.insert(CallerIdentity::of(
+            "https://as.example",
+            Some("alice"),
+            "token-2",
+        ));
+        assert_eq!(calls.cancel(&again, "3".into()), 1);
+        assert!(token.is_cancelled());
     }
 }

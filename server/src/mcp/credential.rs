@@ -2,8 +2,12 @@
 //! caller's own `Authorization: Bearer` header (Streamable HTTP, a Lorebase
 //! API key), forwarded unchanged, header-less calls refused unless anonymous
 //! calls are allowed; or, with OAuth on, the token the gate
-//! ([`crate::http::auth`]) obtained for Keeper, never the client's header.
+//! ([`crate::http::auth`]) obtains for Keeper, never the client's header,
+//! and only when a call needs Keeper ([`CallerAuth::keeper_credential`]):
+//! a `tools/list` or a `ping` costs no token exchange.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -32,21 +36,29 @@ pub enum CallerAuth {
     OAuth,
 }
 
-/// What the OAuth gate hands one request: the token meant for Keeper, the
-/// caller (its scopes, its token for remote servers), and whether Keeper
-/// refused the token (the gate then answers 401).
+/// Where the token an OAuth call sends to Keeper comes from: asked when a
+/// call first needs Keeper, never before.
+pub trait KeeperTokenSource: Send + Sync + std::fmt::Debug {
+    /// The token for Keeper, or why there is none (a message quoting no
+    /// token; the source keeps the refusal for the gate's answer).
+    fn keeper_token(&self) -> Pin<Box<dyn Future<Output = Result<Secret, String>> + Send + '_>>;
+}
+
+/// What the OAuth gate hands one request: where its token for Keeper comes
+/// from, the caller (its scopes, its token for remote servers), and whether
+/// Keeper refused the token (the gate then answers 401).
 #[derive(Debug, Clone)]
 pub struct OAuthCall {
-    keeper_token: Secret,
+    keeper: Arc<dyn KeeperTokenSource>,
     caller: OAuthCaller,
     refused: Arc<AtomicBool>,
 }
 
 impl OAuthCall {
-    /// A call that sends `keeper_token` to Keeper, for `caller`.
-    pub fn new(keeper_token: Secret, caller: OAuthCaller) -> Self {
+    /// A call whose token for Keeper comes from `keeper`, for `caller`.
+    pub fn new(keeper: Arc<dyn KeeperTokenSource>, caller: OAuthCaller) -> Self {
         Self {
-            keeper_token,
+            keeper,
             caller,
             refused: Arc::new(AtomicBool::new(false)),
         }
@@ -69,6 +81,12 @@ pub enum CredentialError {
     /// An `Authorization` header that is not `Bearer <token>`.
     #[error("the Authorization header must be `Bearer <api key>`")]
     Malformed,
+    /// With OAuth on: no token for Keeper could be had for this call (the
+    /// HTTP answer, 401 or 503, says why).
+    #[error(
+        "the authorization server gave no token for Keeper for this call; sign in again, or retry shortly"
+    )]
+    NoKeeperToken,
 }
 
 impl CredentialError {
@@ -88,8 +106,11 @@ impl CredentialError {
 }
 
 impl CallerAuth {
-    /// The credential of one request; `extensions` carries the HTTP request
-    /// parts when the call came over Streamable HTTP.
+    /// The credential of one request for what does not reach Keeper (an
+    /// audit line, a KB or remote tool); `extensions` carries the HTTP
+    /// request parts when the call came over Streamable HTTP. With OAuth on
+    /// it holds no token ([`Credential::Anonymous`]): a call that reaches
+    /// Keeper takes [`Self::keeper_credential`].
     pub fn credential(&self, extensions: &Extensions) -> Result<Credential, CredentialError> {
         match self {
             Self::Configured => Ok(Credential::Configured),
@@ -98,8 +119,28 @@ impl CallerAuth {
                 bearer(headers, *allow_anonymous)
             }
             Self::OAuth => oauth_call(extensions)
-                .map(|call| Credential::Bearer(call.keeper_token.clone()))
+                .map(|_| Credential::Anonymous)
                 .ok_or(CredentialError::Missing),
+        }
+    }
+
+    /// The credential of a call that reaches Keeper: with OAuth on, the
+    /// token for Keeper, obtained now (exchanged, or cached); otherwise
+    /// [`Self::credential`].
+    pub async fn keeper_credential(
+        &self,
+        extensions: &Extensions,
+    ) -> Result<Credential, CredentialError> {
+        if *self != Self::OAuth {
+            return self.credential(extensions);
+        }
+        let call = oauth_call(extensions).ok_or(CredentialError::Missing)?;
+        match call.keeper.keeper_token().await {
+            Ok(token) => Ok(Credential::Bearer(token)),
+            Err(reason) => {
+                tracing::debug!(%reason, "no token for Keeper");
+                Err(CredentialError::NoKeeperToken)
+            }
         }
     }
 
@@ -270,13 +311,34 @@ mod tests {
             scopes: vec!["s".into()],
             exchange: Arc::new(NoExchange),
         };
-        let call = OAuthCall::new(Secret::new("for-keeper"), caller);
+        #[derive(Debug, Default)]
+        struct Counted(std::sync::atomic::AtomicUsize);
+        impl KeeperTokenSource for Counted {
+            fn keeper_token(
+                &self,
+            ) -> Pin<Box<dyn Future<Output = Result<Secret, String>> + Send + '_>> {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                Box::pin(async { Ok(Secret::new("for-keeper")) })
+            }
+        }
+        let source = Arc::new(Counted::default());
+        let call = OAuthCall::new(source.clone(), caller);
         parts.extensions.insert(call.clone());
         extensions.insert(parts);
+        // What does not reach Keeper holds no token and asks for none.
         assert_eq!(
             CallerAuth::OAuth.credential(&extensions),
+            Ok(Credential::Anonymous)
+        );
+        assert_eq!(source.0.load(Ordering::SeqCst), 0);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        assert_eq!(
+            rt.block_on(CallerAuth::OAuth.keeper_credential(&extensions)),
             Ok(Credential::Bearer(Secret::new("for-keeper")))
         );
+        assert_eq!(source.0.load(Ordering::SeqCst), 1);
         CallerAuth::OAuth.note_answer(&extensions, false, "[unauthorized] in a text");
         assert!(!call.keeper_refused());
         CallerAuth::OAuth.note_answer(&extensions, true, "[unauthorized] not valid");

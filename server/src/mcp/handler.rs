@@ -203,6 +203,14 @@ impl HeraldServer {
             toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
             return Err(unknown_tool(name, &self.tools_for(view)));
         }
+        // Only a call of a Lorebase tool reaches Keeper: with OAuth on, its
+        // token for Keeper is had now (exchanged), never for a KB or remote one.
+        let credential = match credential {
+            Ok(_) if toolbox.origin_of(name) == Some(ToolOrigin::Lorebase) => {
+                self.inner.auth.keeper_credential(&context.extensions).await
+            }
+            other => other,
+        };
         let credential = match credential {
             Ok(c) => c,
             Err(e) => {
@@ -306,7 +314,7 @@ async fn unless_cancelled<T>(
 ) -> Result<T, McpError> {
     let _tracked = http_parts(context).and_then(|parts| {
         let calls = parts.extensions.get::<Arc<CallsInFlight>>()?;
-        Some(calls.track(parts, context.id.to_string(), context.ct.clone()))
+        calls.track(parts, context.id.to_string(), context.ct.clone())
     });
     tokio::select! {
         biased;
@@ -490,7 +498,8 @@ impl ServerHandler for HeraldServer {
         let credential = self
             .inner
             .auth
-            .credential(&context.extensions)
+            .keeper_credential(&context.extensions)
+            .await
             .map_err(|e| McpError::invalid_request(format!("[unauthorized] {e}"), None))?;
         // A resource read is not a tool call: audited as `resource read`.
         let toolbox = &self.inner.toolbox;
@@ -571,7 +580,12 @@ impl ServerHandler for HeraldServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         self.require_lorebase::<rmcp::model::CompleteRequestMethod>()?;
-        let credential = self.inner.auth.credential(&context.extensions).ok();
+        let credential = self
+            .inner
+            .auth
+            .keeper_credential(&context.extensions)
+            .await
+            .ok();
         let completing = completion::complete(&self.inner.toolbox, &request, credential.as_ref());
         unless_cancelled(&context, async { Ok(completing.await) }).await
     }

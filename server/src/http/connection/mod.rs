@@ -51,9 +51,26 @@ use crate::app::shutdown::Shutdown;
 use crate::http::connection::state::{ConnState, ConnectionLimits, Phase};
 use crate::http::connection::table::{Admission, ConnectionTable};
 
-/// The client's address, in each request's extensions.
+/// The client's address, in each request's extensions (no rule reads it
+/// since cancellations are scoped by caller and connection; kept for the
+/// per-peer rules of the connection table).
+#[allow(dead_code)]
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PeerAddr(pub(crate) Option<std::net::IpAddr>);
+
+/// The connection a request came on, in each request's extensions: unique
+/// for the life of the process (an anonymous caller's cancellation reaches
+/// only its own connection's calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ConnectionId(pub(crate) u64);
+
+impl ConnectionId {
+    /// A connection's id, never given before.
+    pub(crate) fn next() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        Self(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
 
 /// hyper's read and write buffer limit for one connection: a request head
 /// must fit in it, and it bounds the pipelined requests read ahead.
@@ -112,6 +129,7 @@ pub(crate) async fn serve_connection(
         state: state.clone(),
     });
     let service_state = state.clone();
+    let connection = ConnectionId::next();
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let state = service_state.clone();
         let app = app.clone();
@@ -123,6 +141,7 @@ pub(crate) async fn serve_connection(
             state.wait_flushed().await;
             let (mut parts, body) = request.into_parts();
             parts.extensions.insert(PeerAddr(state.peer));
+            parts.extensions.insert(connection);
             if http_body::Body::is_end_stream(&body) {
                 state.set(Phase::Busy);
             } else {

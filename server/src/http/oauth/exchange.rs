@@ -60,8 +60,9 @@ pub(crate) async fn exchange(
             );
             TokenError::ExchangeRefused
         }
+        // The fixed reason only: the answer's body may hold a token.
         e => {
-            tracing::warn!(error = %e, "token exchange failed");
+            tracing::warn!(reason = %e, "token exchange failed");
             TokenError::Unavailable(format!("token exchange: {e}"))
         }
     })?;

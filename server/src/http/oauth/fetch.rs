@@ -14,13 +14,18 @@ const MAX_ANSWER_BYTES: usize = 256 * 1024;
 /// How long one call may take, connecting included.
 const TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Why a call to the authorization server gave nothing usable. The message
-/// names the URL's purpose and status, never a token.
-#[derive(Debug, thiserror::Error)]
+/// Why a call to the authorization server gave nothing usable. Every
+/// message is fixed text and a status: never the answer's body (a token
+/// endpoint's error page, or a serde message quoting a field, can hold a
+/// token), never a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum FetchError {
-    /// No answer (connection, timeout).
-    #[error("no answer: {0}")]
-    Unreachable(String),
+    /// No answer in time.
+    #[error("no answer within {} s", TIMEOUT.as_secs())]
+    TimedOut,
+    /// No connection, or the connection broke.
+    #[error("no answer (the connection failed)")]
+    Unreachable,
     /// An answer with a status other than 2xx.
     #[error("answered HTTP {0}")]
     Status(u16),
@@ -28,8 +33,21 @@ pub(crate) enum FetchError {
     #[error("the answer exceeds {MAX_ANSWER_BYTES} bytes")]
     TooLarge,
     /// An answer that is not the JSON expected.
-    #[error("the answer is not the JSON expected: {0}")]
-    Invalid(String),
+    #[error("the answer is not the JSON expected")]
+    Invalid,
+    /// Metadata naming another issuer (RFC 8414, 3.3).
+    #[error("its metadata names another issuer")]
+    OtherIssuer,
+}
+
+impl FetchError {
+    fn of_transport(e: &reqwest::Error) -> Self {
+        if e.is_timeout() {
+            Self::TimedOut
+        } else {
+            Self::Unreachable
+        }
+    }
 }
 
 /// The HTTP client for the authorization server.
@@ -62,7 +80,7 @@ pub(crate) async fn json<T: DeserializeOwned>(request: RequestBuilder) -> Result
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|e| FetchError::Unreachable(e.without_url().to_string()))?;
+        .map_err(|e| FetchError::of_transport(&e))?;
     let status = response.status();
     if !status.is_success() {
         return Err(FetchError::Status(status.as_u16()));
@@ -71,7 +89,7 @@ pub(crate) async fn json<T: DeserializeOwned>(request: RequestBuilder) -> Result
         .await
         .map_err(|e| match e {
             CappedReadError::TooLarge => FetchError::TooLarge,
-            CappedReadError::Transport(e) => FetchError::Unreachable(e.without_url().to_string()),
+            CappedReadError::Transport(e) => FetchError::of_transport(&e),
         })?;
-    serde_json::from_slice(&body).map_err(|e| FetchError::Invalid(e.to_string()))
+    serde_json::from_slice(&body).map_err(|_| FetchError::Invalid)
 }

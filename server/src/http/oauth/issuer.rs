@@ -100,7 +100,7 @@ impl Shared {
         for url in self.metadata_urls() {
             match fetch::json::<ServerMetadata>(self.client.get(&url)).await {
                 Ok(m) if self.is(&m.issuer) => return Ok(m),
-                Ok(_) => last = FetchError::Invalid("its issuer is another server".into()),
+                Ok(_) => last = FetchError::OtherIssuer,
                 Err(e) => last = e,
             }
         }
@@ -194,6 +194,22 @@ impl Shared {
     }
 }
 
+/// Most keys of one `kid` a token is tried against (a JWKS may list a key
+/// id twice while a key is rotated; many more is a broken or hostile set,
+/// and each try costs a signature check).
+pub(crate) const MAX_KEYS_PER_KID: usize = 8;
+
+/// The keys of `set` listed under `kid`, in its order, at most
+/// [`MAX_KEYS_PER_KID`].
+fn with_kid(set: &JwkSet, kid: &str) -> Vec<Jwk> {
+    set.keys
+        .iter()
+        .filter(|k| k.common.key_id.as_deref() == Some(kid))
+        .take(MAX_KEYS_PER_KID)
+        .cloned()
+        .collect()
+}
+
 /// What a reader of the state does next.
 enum Step<T> {
     Answer(T),
@@ -219,21 +235,29 @@ impl Issuer {
         self.shared.is(iss)
     }
 
-    /// The key `kid` of this server: from the cache at once (a stale one
+    /// The keys `kid` of this server (every one the JWKS lists under it, at
+    /// most [`MAX_KEYS_PER_KID`]): from the cache at once (stale ones
     /// starting a refetch), else from the fetch in flight or a new one
-    /// (outside the floor), else refused at once.
-    pub(crate) async fn key(&self, kid: &str) -> Result<Jwk, TokenError> {
+    /// (outside the floor), else refused at once: `UnknownKey` (401) when
+    /// the server answered without it, the fetch's failure (503) when it
+    /// could not be asked, cached older keys or not.
+    pub(crate) async fn keys(&self, kid: &str) -> Result<Vec<Jwk>, TokenError> {
         let mut waited = false;
         self.shared
             .after_fetch(|fetched, shared| {
-                if let Some(key) = fetched.keys.as_ref().and_then(|k| k.find(kid)).cloned() {
+                let keys = fetched
+                    .keys
+                    .as_ref()
+                    .map(|set| with_kid(set, kid))
+                    .unwrap_or_default();
+                if !keys.is_empty() {
                     if fetched
                         .keys_at
                         .is_none_or(|at| at.elapsed() >= MAX_KEYS_AGE)
                     {
                         shared.start_fetch(fetched);
                     }
-                    return Step::Answer(Ok(key));
+                    return Step::Answer(Ok(keys));
                 }
                 // Wait once, for the fetch in flight or a new one.
                 if !waited && shared.start_fetch(fetched) {
@@ -241,10 +265,10 @@ impl Issuer {
                     return Step::Wait;
                 }
                 Step::Answer(Err(match (&fetched.keys, &fetched.failure) {
-                    (None, Some(e)) => e.clone(),
+                    (_, Some(e)) => e.clone(),
                     // Nothing fetched yet (the last try failed, within the floor).
                     (None, None) => TokenError::Unavailable("its JWKS".into()),
-                    (Some(_), _) => TokenError::UnknownKey,
+                    (Some(_), None) => TokenError::UnknownKey,
                 }))
             })
             .await

@@ -1,11 +1,12 @@
-//! A bound on the calls an unauthenticated client can make Herald send to
-//! the authorization server (introspection of opaque tokens): at most
+//! A bound on the calls clients can make Herald send to the authorization
+//! server, one per kind: introspections of opaque tokens (at most
 //! `http.introspection_max_in_flight` at once and
-//! `http.introspection_per_second` a second (a bucket of
-//! `http.introspection_burst`), read into [`IntrospectionLimits`]. Past
-//! either, the request is answered 503 with `Retry-After` without a call: a
-//! flood of random tokens costs the authorization server a bounded rate, not
-//! one call each.
+//! `http.introspection_per_second` a second, a bucket of
+//! `http.introspection_burst`) and token exchanges (`http.exchange_*`), each
+//! read into [`CallLimits`]. Past either, the request is answered 503 with
+//! `Retry-After` without a call: a flood of random tokens, or of valid ones
+//! the server will not exchange, costs the authorization server a bounded
+//! rate, not one call each.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -13,24 +14,34 @@ use std::time::Instant;
 use herald_core::config::HttpSettings;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// The bound's three numbers, from the settings (each at least 1, checked
+/// A bound's three numbers, from the settings (each at least 1, checked
 /// by the settings' load).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct IntrospectionLimits {
-    /// Most introspections in flight at once.
+pub(crate) struct CallLimits {
+    /// Most calls in flight at once.
     pub(crate) in_flight: usize,
-    /// Introspections a second, sustained.
+    /// Calls a second, sustained.
     pub(crate) per_second: f64,
-    /// Introspections allowed at once after a quiet spell.
+    /// Calls allowed at once after a quiet spell.
     pub(crate) burst: f64,
 }
 
-impl From<&HttpSettings> for IntrospectionLimits {
-    fn from(http: &HttpSettings) -> Self {
+impl CallLimits {
+    /// The bound on introspections (`http.introspection_*`).
+    pub(crate) fn introspection(http: &HttpSettings) -> Self {
         Self {
             in_flight: http.introspection_max_in_flight,
             per_second: f64::from(http.introspection_per_second),
             burst: f64::from(http.introspection_burst),
+        }
+    }
+
+    /// The bound on token exchanges (`http.exchange_*`).
+    pub(crate) fn exchange(http: &HttpSettings) -> Self {
+        Self {
+            in_flight: http.exchange_max_in_flight,
+            per_second: f64::from(http.exchange_per_second),
+            burst: f64::from(http.exchange_burst),
         }
     }
 }
@@ -38,7 +49,7 @@ impl From<&HttpSettings> for IntrospectionLimits {
 /// The bound of one resource server.
 #[derive(Debug)]
 pub(crate) struct CallLimit {
-    limits: IntrospectionLimits,
+    limits: CallLimits,
     in_flight: Arc<Semaphore>,
     bucket: Mutex<Bucket>,
 }
@@ -55,7 +66,7 @@ pub(crate) struct Admitted(#[allow(dead_code)] OwnedSemaphorePermit);
 
 impl CallLimit {
     /// A full bucket under `limits`.
-    pub(crate) fn new(limits: IntrospectionLimits) -> Self {
+    pub(crate) fn new(limits: CallLimits) -> Self {
         Self {
             limits,
             in_flight: Arc::new(Semaphore::new(limits.in_flight)),
@@ -68,7 +79,7 @@ impl CallLimit {
 
     /// The bound it keeps.
     #[cfg(test)]
-    pub(crate) fn limits(&self) -> IntrospectionLimits {
+    pub(crate) fn limits(&self) -> CallLimits {
         self.limits
     }
 
@@ -97,7 +108,7 @@ mod tests {
     use super::*;
 
     fn limit(in_flight: usize, per_second: f64, burst: f64) -> CallLimit {
-        CallLimit::new(IntrospectionLimits {
+        CallLimit::new(CallLimits {
             in_flight,
             per_second,
             burst,
@@ -125,14 +136,22 @@ mod tests {
     }
 
     #[test]
-    fn the_defaults_are_eight_ten_a_second_and_a_burst_of_twenty() {
-        let d = IntrospectionLimits::from(&herald_core::config::Settings::default().http);
+    fn the_defaults_bound_introspections_and_exchanges() {
+        let http = &herald_core::config::Settings::default().http;
         assert_eq!(
-            d,
-            IntrospectionLimits {
+            CallLimits::introspection(http),
+            CallLimits {
                 in_flight: 8,
                 per_second: 10.0,
                 burst: 20.0
+            }
+        );
+        assert_eq!(
+            CallLimits::exchange(http),
+            CallLimits {
+                in_flight: 16,
+                per_second: 20.0,
+                burst: 40.0
             }
         );
     }

@@ -5,13 +5,16 @@
 //!
 //! - [`validate`]: a JWT checked against its issuer's JWKS ([`issuer`]),
 //!   or an opaque token introspected (RFC 7662);
-//! - [`exchange`]: RFC 8693 token exchange for a token meant for Keeper;
+//! - [`exchange`]: RFC 8693 token exchange for a token meant for Keeper,
+//!   asked only when a call needs one (a `tools/list` or a `ping` exchanges
+//!   nothing), one in flight per token and audience, a refusal remembered
+//!   [`REFUSED_FOR`];
 //! - [`metadata`]: the protected resource metadata (RFC 9728);
 //! - [`cache`]: validated and exchanged tokens, briefly and bounded, so a
 //!   call costs no round trip to the authorization server;
 //! - [`fetch`]: every call to the authorization server, bounded in time and size;
 //! - [`limit`]: how many introspections an unauthenticated client can cause
-//!   (`http.introspection_*`);
+//!   (`http.introspection_*`), and how many exchanges (`http.exchange_*`);
 //! - [`error`]: the 401/403/503 answers.
 //!
 //! A bearer longer than [`MAX_TOKEN_BYTES`] is refused (401) before anything
@@ -27,28 +30,31 @@ pub(crate) mod limit;
 pub(crate) mod metadata;
 pub(crate) mod validate;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use herald_core::config::SettingKey;
 use herald_core::config::{KeeperToken, Secret, Settings};
 use herald_core::remote::{CallerExchange, ExchangeFailure};
 use reqwest::Client;
+use tokio::sync::OnceCell;
 
 use crate::http::oauth::cache::{TokenCache, TokenKey, after};
 use crate::http::oauth::error::TokenError;
 use crate::http::oauth::issuer::Issuer;
-use crate::http::oauth::limit::{CallLimit, IntrospectionLimits};
+use crate::http::oauth::limit::{CallLimit, CallLimits};
 use crate::http::oauth::validate::{ClientCredentials, Grant};
+use crate::mcp::credential::KeeperTokenSource;
 
 /// How long a validated token is trusted without being checked again
 /// (a revoked opaque token is noticed within this).
 const VALIDATED_FOR: Duration = Duration::from_secs(60);
-/// How long an introspection's "no" is remembered (the same refused opaque
-/// token sent again costs no call).
-const REFUSED_FOR: Duration = Duration::from_secs(10);
+/// How long an introspection's or an exchange's "no" is remembered (the
+/// same refused token sent again costs no call).
+pub(crate) const REFUSED_FOR: Duration = Duration::from_secs(10);
 /// Most tokens remembered, validated, refused and exchanged each.
 const CACHED_TOKENS: usize = 4096;
 /// The longest bearer token accepted (a JWT with many claims is 1-2 KiB):
@@ -70,8 +76,18 @@ pub(crate) struct ResourceServer {
     validated: TokenCache<Grant>,
     refused: TokenCache<TokenError>,
     exchanged: TokenCache<Secret>,
+    /// Exchanges the authorization server refused, by audience and token.
+    refused_exchanges: TokenCache<TokenError>,
+    /// The exchange in flight of each audience and token: every call that
+    /// needs it waits for its one answer.
+    exchanges_in_flight: Mutex<HashMap<TokenKey, Flight>>,
     introspections: CallLimit,
+    exchanges: CallLimit,
 }
+
+/// One exchange in flight, shared by the calls waiting for it (if the call
+/// that started it goes away, the next waiting one carries it on).
+type Flight = Arc<OnceCell<Result<Secret, TokenError>>>;
 
 impl ResourceServer {
     /// From the settings; `None` without `http.authorization_servers`.
@@ -109,13 +125,21 @@ impl ResourceServer {
             validated: TokenCache::new(CACHED_TOKENS),
             refused: TokenCache::new(CACHED_TOKENS),
             exchanged: TokenCache::new(CACHED_TOKENS),
-            introspections: CallLimit::new(IntrospectionLimits::from(http)),
+            refused_exchanges: TokenCache::new(CACHED_TOKENS),
+            exchanges_in_flight: Mutex::new(HashMap::new()),
+            introspections: CallLimit::new(CallLimits::introspection(http)),
+            exchanges: CallLimit::new(CallLimits::exchange(http)),
         }))
     }
 
     /// The scopes every token must hold.
     pub(crate) fn required_scopes(&self) -> &[String] {
         &self.required_scopes
+    }
+
+    /// The authorization server `index` (of a [`Grant`]), as configured.
+    pub(crate) fn issuer_url(&self, index: usize) -> &str {
+        self.issuers.get(index).map_or("", |i| i.url.as_str())
     }
 
     /// The authorization servers, as configured.
@@ -142,7 +166,7 @@ impl ResourceServer {
                 grant
             }
         };
-        if grant.expires <= std::time::Instant::now() {
+        if grant.expires <= Instant::now() {
             return Err(TokenError::Expired);
         }
         let missing: Vec<&str> = self
@@ -203,7 +227,9 @@ impl ResourceServer {
 
     /// `token` exchanged (RFC 8693) for one whose audience is `audience`
     /// (Keeper, or a remote MCP server), cached per audience and token
-    /// until shortly before it expires.
+    /// until shortly before it expires; a refusal is remembered
+    /// [`REFUSED_FOR`], and the calls that need the same exchange at once
+    /// share one call to the authorization server.
     pub(crate) async fn exchanged_for(
         &self,
         token: &Secret,
@@ -214,23 +240,79 @@ impl ResourceServer {
         if let Some(exchanged) = self.exchanged.get(&key) {
             return Ok(exchanged);
         }
+        if let Some(refused) = self.refused_exchanges.get(&key) {
+            return Err(refused);
+        }
+        let flight = self
+            .flights()
+            .entry(key)
+            .or_insert_with(|| Arc::new(OnceCell::new()))
+            .clone();
+        let answer = flight
+            .get_or_init(|| self.exchange_uncached(key, token, grant, audience))
+            .await
+            .clone();
+        let mut flights = self.flights();
+        if flights.get(&key).is_some_and(|f| Arc::ptr_eq(f, &flight)) {
+            flights.remove(&key);
+        }
+        answer
+    }
+
+    fn flights(&self) -> std::sync::MutexGuard<'_, HashMap<TokenKey, Flight>> {
+        self.exchanges_in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One exchange at the authorization server, within the exchange
+    /// bound; its answer cached (a token) or remembered (a refusal).
+    async fn exchange_uncached(
+        &self,
+        key: TokenKey,
+        token: &Secret,
+        grant: &Grant,
+        audience: &str,
+    ) -> Result<Secret, TokenError> {
+        // Asked again by a call that found no flight: it may have just ended.
+        if let Some(exchanged) = self.exchanged.get(&key) {
+            return Ok(exchanged);
+        }
+        if let Some(refused) = self.refused_exchanges.get(&key) {
+            return Err(refused);
+        }
         let credentials = self
             .credentials
             .as_ref()
             .ok_or(TokenError::ExchangeRefused)?;
         let issuer = &self.issuers[grant.issuer];
         let endpoint = issuer.token_endpoint().await?;
-        let (exchanged, until) = exchange::exchange(
+        let Some(_admitted) = self.exchanges.admit() else {
+            tracing::debug!("exchange bound reached: answered 503 without a call");
+            return Err(TokenError::Busy);
+        };
+        let answer = exchange::exchange(
             &self.client,
             &endpoint,
             credentials,
             audience,
             token.expose(),
         )
-        .await?;
-        self.exchanged
-            .insert(key, until.min(grant.expires), exchanged.clone());
-        Ok(exchanged)
+        .await;
+        match answer {
+            Ok((exchanged, until)) => {
+                self.exchanged
+                    .insert(key, until.min(grant.expires), exchanged.clone());
+                Ok(exchanged)
+            }
+            Err(e) => {
+                if e == TokenError::ExchangeRefused {
+                    let until = after(REFUSED_FOR).min(grant.expires);
+                    self.refused_exchanges.insert(key, until, e.clone());
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Forgets what was learned about `token` (Keeper refused it, or what
@@ -242,13 +324,55 @@ impl ResourceServer {
     }
 }
 
-/// One caller's validated token, exchanged on demand for the audience of a
-/// remote MCP server (`credential: exchange`).
+/// One caller's validated token, exchanged on demand: for Keeper when a
+/// call first needs Keeper ([`KeeperTokenSource`]), for the audience of a
+/// remote MCP server (`credential: exchange`) when a call of it does.
 #[derive(Debug)]
 pub(crate) struct CallerToken {
     pub(crate) server: Arc<ResourceServer>,
     pub(crate) token: Secret,
     pub(crate) grant: Grant,
+    /// Why no token for Keeper could be had, once a call asked (the gate
+    /// answers 401 or 503 with it).
+    keeper_failure: Mutex<Option<TokenError>>,
+}
+
+impl CallerToken {
+    /// `token`, granted as `grant`, of a caller of `server`.
+    pub(crate) fn new(server: Arc<ResourceServer>, token: Secret, grant: Grant) -> Self {
+        Self {
+            server,
+            token,
+            grant,
+            keeper_failure: Mutex::new(None),
+        }
+    }
+
+    /// Why a call of this request got no token for Keeper, if one did not.
+    pub(crate) fn keeper_failure(&self) -> Option<TokenError> {
+        self.keeper_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl KeeperTokenSource for CallerToken {
+    fn keeper_token(&self) -> Pin<Box<dyn Future<Output = Result<Secret, String>> + Send + '_>> {
+        Box::pin(async move {
+            match self.server.keeper_token(&self.token, &self.grant).await {
+                Ok(token) => Ok(token),
+                Err(e) => {
+                    let message = e.to_string();
+                    *self
+                        .keeper_failure
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(e);
+                    Err(message)
+                }
+            }
+        })
+    }
 }
 
 impl CallerExchange for CallerToken {
@@ -298,7 +422,7 @@ mod tests {
         let server = ResourceServer::from_settings(&settings).unwrap().unwrap();
         assert_eq!(
             server.introspections.limits(),
-            IntrospectionLimits {
+            CallLimits {
                 in_flight: 2,
                 per_second: 3.0,
                 burst: 50.0,

@@ -43,6 +43,8 @@ pub(crate) struct Grant {
     pub(crate) issuer: usize,
     /// Its scopes.
     pub(crate) scopes: Vec<String>,
+    /// Whom it was issued to (`sub`), when it says.
+    pub(crate) subject: Option<String>,
     /// When it expires.
     pub(crate) expires: Instant,
 }
@@ -56,17 +58,43 @@ fn instant_of(unix_s: u64) -> Instant {
     cache::after(Duration::from_secs(unix_s.saturating_sub(now)))
 }
 
-/// Scopes from `scope` (space-separated) or `scp` (a list).
+/// Scopes from `scope` (space-separated) or `scp` (a list). The list is
+/// split on U+0020 alone and a token holding any character outside
+/// RFC 6749 §3.3's `scope-token` (`%x21 / %x23-5B / %x5D-7E`) is no scope:
+/// "lorebase:read" + U+00A0 + "herald:remote:x" grants neither, where a
+/// split on any whitespace would grant both.
 fn scopes_of(claims: &Value) -> Vec<String> {
+    let listed = |s: &str| -> Vec<String> {
+        s.split(' ')
+            .filter(|t| is_scope_token(t))
+            .map(String::from)
+            .collect()
+    };
     match (claims.get("scope"), claims.get("scp")) {
-        (Some(Value::String(s)), _) => s.split_whitespace().map(String::from).collect(),
+        (Some(Value::String(s)), _) => listed(s),
         (_, Some(Value::Array(a))) => a
             .iter()
-            .filter_map(|v| v.as_str().map(String::from))
+            .filter_map(Value::as_str)
+            .filter(|t| is_scope_token(t))
+            .map(String::from)
             .collect(),
-        (_, Some(Value::String(s))) => s.split_whitespace().map(String::from).collect(),
+        (_, Some(Value::String(s))) => listed(s),
         _ => Vec::new(),
     }
+}
+
+/// Whether `token` is an RFC 6749 §3.3 `scope-token`: one or more of
+/// `%x21 / %x23-5B / %x5D-7E` (printable ASCII but space, `"` and `\`).
+fn is_scope_token(token: &str) -> bool {
+    !token.is_empty()
+        && token
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
+/// The `sub` of verified claims (or of an introspection answer).
+fn subject_of(claims: &Value) -> Option<String> {
+    claims.get("sub").and_then(Value::as_str).map(String::from)
 }
 
 /// Whether `token` has a JWT's three parts.
@@ -105,25 +133,46 @@ pub(crate) async fn jwt(
         .iter()
         .position(|i| i.is(&iss))
         .ok_or(TokenError::UnknownIssuer)?;
-    let jwk = issuers[index].key(&kid).await?;
-    let key = DecodingKey::from_jwk(&jwk).map_err(|_| TokenError::UnknownKey)?;
+    let keys = issuers[index].keys(&kid).await?;
     let mut validation = Validation::new(header.alg);
     validation.leeway = LEEWAY_S;
     validation.validate_nbf = true;
     validation.set_issuer(&[iss.as_str()]);
     validation.set_audience(&[audience]);
     validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-    let data = decode::<Value>(token, &key, &validation).map_err(|e| match e.kind() {
-        ErrorKind::ExpiredSignature => TokenError::Expired,
-        ErrorKind::ImmatureSignature => TokenError::NotYetValid,
-        ErrorKind::InvalidAudience => TokenError::WrongAudience,
-        ErrorKind::InvalidIssuer => TokenError::UnknownIssuer,
-        _ => TokenError::Invalid,
-    })?;
+    // Every key listed under the kid (two share one while a key rotates):
+    // the first whose signature checks decides.
+    let mut refusal = TokenError::UnknownKey;
+    let mut verified = None;
+    for jwk in &keys {
+        let Ok(key) = DecodingKey::from_jwk(jwk) else {
+            continue;
+        };
+        match decode::<Value>(token, &key, &validation) {
+            Ok(data) => {
+                verified = Some(data);
+                break;
+            }
+            Err(e) => match e.kind() {
+                ErrorKind::InvalidSignature
+                | ErrorKind::InvalidAlgorithm
+                | ErrorKind::InvalidKeyFormat
+                | ErrorKind::InvalidRsaKey(_)
+                | ErrorKind::InvalidEcdsaKey => refusal = TokenError::Invalid,
+                ErrorKind::ExpiredSignature => return Err(TokenError::Expired),
+                ErrorKind::ImmatureSignature => return Err(TokenError::NotYetValid),
+                ErrorKind::InvalidAudience => return Err(TokenError::WrongAudience),
+                ErrorKind::InvalidIssuer => return Err(TokenError::UnknownIssuer),
+                _ => return Err(TokenError::Invalid),
+            },
+        }
+    }
+    let data = verified.ok_or(refusal)?;
     let exp = data.claims.get("exp").and_then(Value::as_u64).unwrap_or(0);
     Ok(Grant {
         issuer: index,
         scopes: scopes_of(&data.claims),
+        subject: subject_of(&data.claims),
         expires: instant_of(exp.saturating_add(LEEWAY_S)),
     })
 }
@@ -186,6 +235,7 @@ pub(crate) async fn introspect(
     Ok(Grant {
         issuer,
         scopes: scopes_of(&answer),
+        subject: subject_of(&answer),
         // No exp: asked again within the validation cache's own limit.
         expires: instant_of(exp.unwrap_or(now.saturating_add(3600))),
     })
@@ -202,6 +252,31 @@ mod tests {
         assert_eq!(scopes_of(&json!({"scope": "a b"})), ["a", "b"]);
         assert_eq!(scopes_of(&json!({"scp": ["c"]})), ["c"]);
         assert!(scopes_of(&json!({})).is_empty());
+    }
+
+    #[test]
+    fn scopes_split_on_the_space_alone_and_odd_tokens_are_no_scope() {
+        let nbsp = json!({"scope": "lorebase:read\u{a0}herald:remote:x"});
+        assert!(scopes_of(&nbsp).is_empty(), "{:?}", scopes_of(&nbsp));
+        for sep in ['\t', '\n', '\u{2003}', '\u{3000}', '\u{85}'] {
+            let claims = json!({"scope": format!("a{sep}b c")});
+            assert_eq!(scopes_of(&claims), ["c"], "{sep:?}");
+        }
+        // Two spaces leave an empty token, which is no scope either.
+        assert_eq!(scopes_of(&json!({"scope": "a  b"})), ["a", "b"]);
+        for bad in [
+            "a\"b",
+            "a\\b",
+            "\u{7f}x",
+            "caf\u{e9}",
+            "a\u{0}b",
+            "\u{1b}[0m",
+        ] {
+            assert!(scopes_of(&json!({"scope": bad})).is_empty(), "{bad:?}");
+            assert!(scopes_of(&json!({"scp": [bad, "ok"]})) == ["ok"], "{bad:?}");
+        }
+        assert_eq!(scopes_of(&json!({"scp": ["a b"]})), Vec::<String>::new());
+        assert_eq!(scopes_of(&json!({"scp": "x y"})), ["x", "y"]);
     }
 
     #[test]
