@@ -711,4 +711,96 @@ mod tests {
         assert_eq!(table.take_highest(), (1, 2));
         assert_eq!(table.lock().peers.get(&PEER.unwrap()), Some(&1));
     }
+
+    #[tokio::test]
+    async fn a_connection_whose_request_arrived_unread_is_not_closed_as_waiting() {
+        use std::os::fd::AsRawFd;
+        let table = ConnectionTable::default();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let at = listener.local_addr().unwrap();
+        let mut asking = TcpStream::connect(at).await.unwrap();
+        let (asked, _) = listener.accept().await.unwrap();
+        let _silent_client = TcpStream::connect(at).await.unwrap();
+        let (silent, _) = listener.accept().await.unwrap();
+        // The request is in the socket; its task has not read it yet.
+        let with_request = {
+            let mut slots = table.lock();
+            ConnectionTable::insert_into(&mut slots, table.epoch, PEER, asked.as_raw_fd())
+        };
+        asking
+            .write_all(b"GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        tokio::time::sleep(EVICTION_MIN_AGE).await;
+        let without = {
+            let mut slots = table.lock();
+            ConnectionTable::insert_into(&mut slots, table.epoch, PEER, silent.as_raw_fd())
+        };
+        tokio::time::sleep(EVICTION_MIN_AGE).await;
+        assert!(table.evict_one(), "the silent one, younger, goes");
+        assert!(evicted(&without));
+        assert!(!table.evict_one(), "the one with a request is answered");
+        assert!(!evicted(&with_request));
+    }
+
+    #[test]
+    fn at_the_limit_the_address_holding_most_loses_one_whatever_it_does() {
+        let table = ConnectionTable::default();
+        let rules = PeerRules::uniform(4);
+        let flood: Vec<_> = (0..4)
+            .map(|_| table.admit(PEER, -1, &rules).unwrap())
+            .collect();
+        for (i, a) in flood.iter().enumerate() {
+            a.state.set(Phase::Busy);
+            if i == 2 {
+                a.state.mark_answered();
+                a.state.set(Phase::Idle);
+            }
+        }
+        // Busy, idle within its grace, all too young: none closable, but
+        // the flooding address holds more than the newcomer would.
+        let other = table.admit(OTHER, -1, &rules).expect("room made");
+        assert!(evicted(&flood[2]), "the idle one first");
+        assert_eq!(flood.iter().filter(|a| evicted(a)).count(), 1);
+        // Then its oldest call.
+        let third = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 3)));
+        assert!(table.admit(third, -1, &rules).is_some());
+        assert!(evicted(&flood[0]));
+        // 2, 1, 1: a newcomer from another peer still takes one of its.
+        assert!(
+            table.admit(third, -1, &rules).is_none(),
+            "2 against 2: even"
+        );
+        let fourth = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 4)));
+        assert!(table.admit(fourth, -1, &rules).is_some());
+        assert!(evicted(&flood[1]));
+        assert!(!evicted(&other));
+    }
+
+    #[test]
+    fn a_client_at_its_own_limit_makes_room_only_among_its_own() {
+        let table = ConnectionTable::default();
+        let mut rules = PeerRules::uniform(100);
+        rules.per_peer = 2;
+        let lone = table.admit(OTHER, -1, &rules).unwrap();
+        let own: Vec<_> = (0..2)
+            .map(|_| table.admit(PEER, -1, &rules).unwrap())
+            .collect();
+        assert!(table.admit(PEER, -1, &rules).is_none(), "its own too young");
+        std::thread::sleep(EVICTION_MIN_AGE);
+        assert!(table.admit(PEER, -1, &rules).is_some());
+        assert!(evicted(&own[0]));
+        assert!(!evicted(&lone));
+        assert_eq!(table.len(), 3);
+    }
+
+    #[test]
+    fn a_forwarded_client_is_counted_in_place_of_its_proxy() {
+        let table = ConnectionTable::default();
+        let proxied = table.insert(PEER);
+        table.set_client(proxied.slot, &proxied.state, OTHER.unwrap());
+        let slots = table.lock();
+        assert_eq!(slots.peers.get(&PEER.unwrap()), None);
+        assert_eq!(slots.peers.get(&OTHER.unwrap()), Some(&1));
+    }
 }
