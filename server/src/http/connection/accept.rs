@@ -31,7 +31,7 @@ use crate::http::connection::fd_limit::{self, DescriptorGauge, SpareDescriptor};
 use crate::http::connection::peer::PeerRules;
 use crate::http::connection::serve_connection;
 use crate::http::connection::state::ConnectionLimits;
-use crate::http::connection::table::ConnectionTable;
+use crate::http::connection::table::{ConnectionTable, NoRoom};
 
 /// How long the loop waits for descriptors to be freed when fewer than the
 /// headroom are left, before it accepts a connection to close it at once.
@@ -41,8 +41,7 @@ pub(crate) const FULL_WAIT: Duration = Duration::from_millis(50);
 const FULL_POLL: Duration = Duration::from_millis(5);
 
 /// At the connection limit, how long a new connection may wait for one to
-/// become closable (see [`ConnectionTable::room_within`]) before it is
-/// answered 503: a little more than
+/// become closable (see [`NoRoom`]) before it is answered 503: a little more than
 /// [`EVICTION_MIN_AGE`](crate::http::connection::table::EVICTION_MIN_AGE).
 const ADMISSION_WAIT: Duration = Duration::from_millis(150);
 
@@ -123,33 +122,38 @@ pub(crate) async fn accept_until(
         let full = table.len() >= rules.max;
         let peer = Some(peer.ip());
         let fd = descriptor(&stream);
-        let Some(admission) = table.admit(peer, fd, rules) else {
-            let may_wait = table.room_within(ADMISSION_WAIT).is_some()
-                && waiting
-                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                        (n < MAX_WAITING).then_some(n + 1)
-                    })
-                    .is_ok();
-            if may_wait {
-                // Every connection that could make room is too young (or
-                // stalled too briefly) to close yet: this one waits for that
-                // on its own task instead of a 503, and the loop goes on.
-                let connection = WaitingConnection {
-                    stream,
-                    peer,
-                    fd,
-                    app: app.clone(),
-                    table: table.clone(),
-                    limits,
-                    rules: rules.clone(),
-                    drain: drain.clone(),
-                };
-                tokio::spawn(connection.wait_for_room(waiting.clone()));
-            } else {
-                let table = table.clone();
-                tokio::spawn(async move { table.refuse(stream).await });
+        let admission = match table.admit(peer, fd, rules) {
+            Ok(admission) => admission,
+            Err(no_room) => {
+                let may_wait = no_room
+                    .closable_in
+                    .is_some_and(|wait| wait <= ADMISSION_WAIT)
+                    && waiting
+                        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                            (n < MAX_WAITING).then_some(n + 1)
+                        })
+                        .is_ok();
+                if may_wait {
+                    // Every connection that could make room is too young (or
+                    // stalled too briefly) to close yet: this one waits for that
+                    // on its own task instead of a 503, and the loop goes on.
+                    let connection = WaitingConnection {
+                        stream,
+                        peer,
+                        fd,
+                        app: app.clone(),
+                        table: table.clone(),
+                        limits,
+                        rules: rules.clone(),
+                        drain: drain.clone(),
+                    };
+                    tokio::spawn(connection.wait_for_room(no_room, waiting.clone()));
+                } else {
+                    let table = table.clone();
+                    tokio::spawn(async move { table.refuse(stream).await });
+                }
+                continue;
             }
-            continue;
         };
         tokio::spawn(serve_connection(
             stream,
@@ -199,23 +203,24 @@ impl WaitingConnection {
     /// Waits until a connection may be closed to make room for it (at most
     /// [`ADMISSION_WAIT`] from now), then is served, or answered 503; it
     /// leaves the `waiting` count as it stops waiting.
-    async fn wait_for_room(self, waiting: Arc<AtomicUsize>) {
+    async fn wait_for_room(self, mut no_room: NoRoom, waiting: Arc<AtomicUsize>) {
         let until = Instant::now() + ADMISSION_WAIT;
         let admission = loop {
-            let left = until.saturating_duration_since(Instant::now());
-            let Some(wait) = self.table.room_within(left) else {
+            let Some(wait) = no_room.closable_in else {
                 break None;
             };
+            let at = Instant::now() + wait.max(Duration::from_millis(1));
+            if at > until {
+                break None;
+            }
             tokio::select! {
                 biased;
                 () = self.drain.wait() => break None,
-                () = tokio::time::sleep(wait.max(Duration::from_millis(1))) => {}
+                () = tokio::time::sleep_until(at.into()) => {}
             }
-            if let Some(admission) = self.table.admit(self.peer, self.fd, &self.rules) {
-                break Some(admission);
-            }
-            if Instant::now() >= until {
-                break None;
+            match self.table.admit(self.peer, self.fd, &self.rules) {
+                Ok(admission) => break Some(admission),
+                Err(again) => no_room = again,
             }
         };
         waiting.fetch_sub(1, Ordering::AcqRel);

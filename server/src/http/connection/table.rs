@@ -126,6 +126,16 @@ pub(crate) struct Admission {
     pub(crate) state: Arc<ConnState>,
 }
 
+/// Why a new connection was not admitted: nobody it may take the place of
+/// can be closed now.
+#[derive(Debug)]
+pub(crate) struct NoRoom {
+    /// How long until one of them could be, if they stay as they are
+    /// (`None`: not worth waiting for: busy, kept by their requests, or the
+    /// client is over its share while the table has room for others).
+    pub(crate) closable_in: Option<Duration>,
+}
+
 /// Up to this many open connections, eviction looks at each; past it, at a
 /// random sample of [`EVICTION_SAMPLE`].
 const EVICTION_FULL_SCAN: usize = 256;
@@ -234,43 +244,60 @@ impl ConnectionTable {
     /// Counts a new connection from `peer` on socket `fd` (in
     /// [`Phase::Head`]) under `rules`, closing one to make room when the
     /// client or the table is at its limit (see the module documentation);
-    /// `None` when nobody can be closed (then [`Self::refuse`] it).
+    /// [`NoRoom`] when nobody can be closed (then wait, or
+    /// [`Self::refuse`] it).
     pub(crate) fn admit(
         &self,
         peer: Option<IpAddr>,
         fd: i32,
         rules: &PeerRules,
-    ) -> Option<Admission> {
+    ) -> Result<Admission, NoRoom> {
         let now = self.now_ms();
         let mut slots = self.lock();
         let own = slots.held_by(peer);
         let capped = peer.is_some_and(|p| !rules.is_trusted(p)) && own >= rules.per_peer;
-        if capped {
-            if !Self::evict_among(&mut slots, now, Among::Peer(peer)) {
-                return None;
-            }
+        let made_room = if capped {
+            // Waiting is for room in a full table; a client over its own
+            // share has none to wait for (a flood from one address would
+            // otherwise keep the waiting connections busy retrying).
+            let full = slots.len >= rules.max;
+            Self::evict_among(&mut slots, now, Among::Peer(peer))
+                .map_err(|soonest| soonest.filter(|_| full))
         } else if slots.len >= rules.max {
             let biggest = slots
                 .peers
                 .iter()
                 .max_by_key(|(_, n)| **n)
                 .map(|(p, n)| (*p, *n));
-            let made_room = match biggest {
+            match biggest {
                 Some((big, held)) if Some(big) != peer && held > own + 1 => {
                     let among = Among::Peer(Some(big));
-                    Self::evict_among(&mut slots, now, among)
-                        || Self::evict_longest(&mut slots, among)
+                    Self::evict_among(&mut slots, now, among).or_else(|_| {
+                        Self::evict_longest(&mut slots, among)
+                            .then_some(())
+                            .ok_or(None)
+                    })
                 }
                 _ => {
-                    (peer.is_some() && Self::evict_among(&mut slots, now, Among::Peer(peer)))
-                        || Self::evict_among(&mut slots, now, Among::All)
+                    let mine = match peer {
+                        Some(_) => Self::evict_among(&mut slots, now, Among::Peer(peer)),
+                        None => Err(None),
+                    };
+                    mine.or_else(|mine| {
+                        Self::evict_among(&mut slots, now, Among::All)
+                            .map_err(|all| [mine, all].into_iter().flatten().min())
+                    })
                 }
-            };
-            if !made_room {
-                return None;
             }
+        } else {
+            Ok(())
+        };
+        match made_room {
+            Ok(()) => Ok(Self::insert_into(&mut slots, self.epoch, peer, fd)),
+            Err(soonest) => Err(NoRoom {
+                closable_in: soonest.map(|at| Duration::from_millis(at.saturating_sub(now))),
+            }),
         }
-        Some(Self::insert_into(&mut slots, self.epoch, peer, fd))
     }
 
     /// Adds a new connection (in [`Phase::Head`]), whatever the count.
@@ -380,39 +407,30 @@ impl ConnectionTable {
         (0..n).filter(fits).collect()
     }
 
-    /// How long until a connection may be closed to make room, when that is
-    /// no longer than `within`: a table full of connections younger than
-    /// [`EVICTION_MIN_AGE`] (a wave of clients that reconnect together)
-    /// then makes a new client wait that long instead of answering it 503.
-    pub fn room_within(&self, within: Duration) -> Option<Duration> {
-        let now = self.now_ms();
-        let slots = self.lock();
-        let soonest = Self::candidates(&slots, Among::All)
-            .into_iter()
-            .filter_map(|i| Some(Self::standing(slots.entries[i].as_ref()?, &slots)?.0))
-            .min()?;
-        let wait = Duration::from_millis(soonest.saturating_sub(now));
-        (wait <= within).then_some(wait)
-    }
-
     /// Closes one connection to make room (see the module documentation for
     /// which); false when none may be closed.
     #[cfg(test)]
     pub fn evict_one(&self) -> bool {
         let now = self.now_ms();
         let mut slots = self.lock();
-        Self::evict_among(&mut slots, now, Among::All)
+        Self::evict_among(&mut slots, now, Among::All).is_ok()
     }
 
-    /// Closes the connection of `among` that may be closed first; false
-    /// when none may.
-    fn evict_among(slots: &mut Slots, now: u64, among: Among) -> bool {
+    /// Closes the connection of `among` that may be closed first; when none
+    /// may, `Err` with when (on the table's clock) the first of them could
+    /// be, if it stays in its phase.
+    fn evict_among(slots: &mut Slots, now: u64, among: Among) -> Result<(), Option<u64>> {
+        let mut soonest = None;
         let mut ranked: Vec<(Rank, usize)> = Self::candidates(slots, among)
             .into_iter()
             .filter_map(|i| {
                 let entry = slots.entries[i].as_ref()?;
                 let (from_ms, rank) = Self::standing(entry, slots)?;
-                (from_ms <= now).then_some((rank, i))
+                if from_ms > now {
+                    soonest = Some(soonest.map_or(from_ms, |s: u64| s.min(from_ms)));
+                    return None;
+                }
+                Some((rank, i))
             })
             .collect();
         ranked.sort_unstable();
@@ -424,10 +442,10 @@ impl ConnectionTable {
             !(rank.kept_by_a_request() && waiting)
         });
         let Some((_, slot)) = victim else {
-            return false;
+            return Err(soonest);
         };
         Self::evict_slot(slots, slot);
-        true
+        Ok(())
     }
 
     /// Closes the connection of `among` in its phase longest, whatever the
@@ -632,31 +650,29 @@ mod tests {
     }
 
     #[test]
-    fn room_is_promised_only_when_a_connection_will_be_closable_soon() {
+    fn a_refusal_says_when_room_could_be_made_by_waiting() {
         let table = ConnectionTable::default();
-        assert_eq!(
-            table.room_within(IDLE_GRACE),
-            None,
-            "empty: nobody to close"
-        );
+        let full = PeerRules::uniform(1);
+        let closable_in = |table: &ConnectionTable| {
+            table
+                .admit(PEER, -1, &full)
+                .map(|_| ())
+                .unwrap_err()
+                .closable_in
+        };
         let young = table.insert(PEER);
-        let wait = table
-            .room_within(EVICTION_MIN_AGE)
-            .expect("closable once grown");
+        let wait = closable_in(&table).expect("closable once grown");
         assert!(wait <= EVICTION_MIN_AGE);
         young.state.set(Phase::Busy);
-        assert_eq!(table.room_within(IDLE_GRACE), None, "busy: never");
+        assert_eq!(closable_in(&table), None, "busy: never");
         young.state.mark_answered();
         young.state.set(Phase::Idle);
         // Kept alive: closable after the grace, longer than a short wait.
-        assert_eq!(table.room_within(EVICTION_MIN_AGE), None);
-        assert!(table.room_within(IDLE_GRACE).is_some());
-        std::thread::sleep(EVICTION_MIN_AGE);
+        assert!(closable_in(&table).unwrap() > EVICTION_MIN_AGE);
+        table.remove(&young);
         let waiting = table.insert(PEER);
-        assert!(table.room_within(Duration::ZERO).is_none());
         std::thread::sleep(EVICTION_MIN_AGE);
-        assert_eq!(table.room_within(Duration::ZERO), Some(Duration::ZERO));
-        assert!(table.evict_one());
+        assert!(table.admit(PEER, -1, &full).is_ok());
         assert!(evicted(&waiting));
     }
 
@@ -664,13 +680,13 @@ mod tests {
     fn admission_is_counted_at_once_and_never_passes_the_limit() {
         let table = ConnectionTable::default();
         let admitted: Vec<_> = (0..10)
-            .filter_map(|_| table.admit(PEER, -1, &PeerRules::uniform(4)))
+            .filter_map(|_| table.admit(PEER, -1, &PeerRules::uniform(4)).ok())
             .collect();
         // Each is too young to close: the limit holds without a task running.
         assert_eq!(admitted.len(), 4);
         assert_eq!(table.len(), 4);
         std::thread::sleep(EVICTION_MIN_AGE);
-        assert!(table.admit(PEER, -1, &PeerRules::uniform(4)).is_some());
+        assert!(table.admit(PEER, -1, &PeerRules::uniform(4)).is_ok());
         assert_eq!(table.len(), 4);
         assert_eq!(admitted.iter().filter(|a| evicted(a)).count(), 1);
     }
@@ -764,15 +780,12 @@ mod tests {
         assert_eq!(flood.iter().filter(|a| evicted(a)).count(), 1);
         // Then its oldest call.
         let third = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 3)));
-        assert!(table.admit(third, -1, &rules).is_some());
+        assert!(table.admit(third, -1, &rules).is_ok());
         assert!(evicted(&flood[0]));
         // 2, 1, 1: a newcomer from another peer still takes one of its.
-        assert!(
-            table.admit(third, -1, &rules).is_none(),
-            "2 against 2: even"
-        );
+        assert!(table.admit(third, -1, &rules).is_err(), "2 against 2: even");
         let fourth = Some(IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 4)));
-        assert!(table.admit(fourth, -1, &rules).is_some());
+        assert!(table.admit(fourth, -1, &rules).is_ok());
         assert!(evicted(&flood[1]));
         assert!(!evicted(&other));
     }
@@ -786,9 +799,9 @@ mod tests {
         let own: Vec<_> = (0..2)
             .map(|_| table.admit(PEER, -1, &rules).unwrap())
             .collect();
-        assert!(table.admit(PEER, -1, &rules).is_none(), "its own too young");
+        assert!(table.admit(PEER, -1, &rules).is_err(), "its own too young");
         std::thread::sleep(EVICTION_MIN_AGE);
-        assert!(table.admit(PEER, -1, &rules).is_some());
+        assert!(table.admit(PEER, -1, &rules).is_ok());
         assert!(evicted(&own[0]));
         assert!(!evicted(&lone));
         assert_eq!(table.len(), 3);
