@@ -157,8 +157,8 @@ pub struct HttpSettings {
     /// connection closes the oldest one that has not delivered a whole request.
     pub max_connections: usize,
     /// Most connections one client address may hold
-    /// (`http.max_connections_per_peer`; 0, the default: a quarter of
-    /// `max_connections`, at least 64, see [`Self::peer_connection_limit`]).
+    /// (`http.max_connections_per_peer`; 0, the default: no limit of its own
+    /// below `max_connections`, see [`Self::peer_connection_limit`]).
     pub max_connections_per_peer: usize,
     /// Proxies whose forwarded client address (`X-Forwarded-For`,
     /// `Forwarded`) is believed (`http.trusted_proxies`, default none).
@@ -221,11 +221,11 @@ pub struct HttpSettings {
 impl HttpSettings {
     /// The connections one client address may hold out of `max_connections`
     /// (itself capped below the open-file limit by the server):
-    /// `max_connections_per_peer`, or when 0 a quarter of `max_connections`,
-    /// at least 64; never more than `max_connections`.
+    /// `max_connections_per_peer`, or when 0 all of them (the fair share at
+    /// the limit still applies); never more than `max_connections`.
     pub fn peer_connection_limit(&self, max_connections: usize) -> usize {
         let wanted = match self.max_connections_per_peer {
-            0 => (max_connections / 4).max(64),
+            0 => max_connections,
             n => n,
         };
         wanted.clamp(1, max_connections.max(1))

@@ -194,11 +194,15 @@ mod tests {
             ..herald_core::config::Settings::default().http
         };
         let rules = PeerRules::of(&http, 1024);
-        assert_eq!(rules.per_peer, 256);
+        assert_eq!(rules.per_peer, 1024, "no limit of its own by default");
+        let capped = HttpSettings {
+            max_connections_per_peer: 256,
+            ..http.clone()
+        };
+        assert_eq!(PeerRules::of(&capped, 1024).per_peer, 256);
+        assert_eq!(PeerRules::of(&capped, 64).per_peer, 64);
         let h = headers(&[("x-forwarded-for", "203.0.113.7")]);
         assert_eq!(rules.client_of(ip("10.9.9.9"), &h), Some(ip("203.0.113.7")));
         assert_eq!(rules.client_of(ip("192.0.2.1"), &h), None);
-        assert_eq!(PeerRules::of(&http, 64).per_peer, 64);
-        assert_eq!(PeerRules::of(&http, 16).per_peer, 16);
     }
 }
