@@ -45,6 +45,9 @@ const FULL_POLL: Duration = Duration::from_millis(5);
 /// [`EVICTION_MIN_AGE`](crate::http::connection::table::EVICTION_MIN_AGE).
 const ADMISSION_WAIT: Duration = Duration::from_millis(150);
 
+/// How often a waiting connection asks the table for room.
+const MAX_TRIES: u32 = 2;
+
 /// Connections waiting for room at once (each holds a descriptor for at
 /// most [`ADMISSION_WAIT`]); past this many, a new one is answered 503.
 const MAX_WAITING: usize = 256;
@@ -205,8 +208,12 @@ impl WaitingConnection {
     /// leaves the `waiting` count as it stops waiting.
     async fn wait_for_room(self, mut no_room: NoRoom, waiting: Arc<AtomicUsize>) {
         let until = Instant::now() + ADMISSION_WAIT;
+        let mut tries = 0;
         let admission = loop {
-            let Some(wait) = no_room.closable_in else {
+            // Two tries at most: a flood's waiting connections wake together,
+            // and all but a few find the room taken again.
+            tries += 1;
+            let Some(wait) = no_room.closable_in.filter(|_| tries <= MAX_TRIES) else {
                 break None;
             };
             let at = Instant::now() + wait.max(Duration::from_millis(1));
