@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 
 #[path = "http_transport/connections.rs"]
 mod connections;
+#[path = "http_transport/fair_share.rs"]
+mod fair_share;
 #[path = "http_transport/limits.rs"]
 mod limits;
 

@@ -98,6 +98,8 @@ pub(super) fn unset() -> Settings {
             allow_anonymous: false,
             max_body_bytes: 0,
             max_connections: 0,
+            max_connections_per_peer: 0,
+            trusted_proxies: Vec::new(),
             header_timeout_s: 0,
             body_timeout_s: 0,
             idle_timeout_s: 0,

@@ -171,6 +171,17 @@ pub(super) fn origins(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
     Ok(origins)
 }
 
+/// `http.trusted_proxies`: addresses or CIDR blocks.
+pub(super) fn trusted_proxies(f: &Field<'_>) -> Result<Vec<super::IpRange>, ConfigError> {
+    f.list()?
+        .iter()
+        .map(|text| {
+            text.parse()
+                .map_err(|e: super::IpRangeError| f.invalid(e.to_string()))
+        })
+        .collect()
+}
+
 pub(super) fn authorization_servers(f: &Field<'_>) -> Result<Vec<String>, ConfigError> {
     let servers = f.list()?;
     if let Some(bad) = servers.iter().find(|s| !is_plain_http_url(s)) {

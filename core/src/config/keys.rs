@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::error::{ConfigError, SettingSource};
 use super::field::{
     Field, authorization_servers, base_url, endpoint_url, http_path, keeper_token, log_format,
-    origins, otlp_endpoint, resource_url, transport,
+    origins, otlp_endpoint, resource_url, transport, trusted_proxies,
 };
 use super::mcp::parse_servers;
 use super::raw::RawValue;
@@ -338,6 +338,29 @@ settings_table! {
                     "at start, and uses less than this when the descriptors cannot hold it",
                     "(the limit minus 384 for Keeper, the KB, logs and refusals; said once on",
                     "stderr): at `ulimit -n 1024`, 640.",
+                ],
+            },
+            key! { HttpMaxConnectionsPerPeer "http.max_connections_per_peer" = "0",
+                |f, s| s.http.max_connections_per_peer = f.int(0, 1_000_000)? as usize,
+                [
+                    "Most connections one client address may hold (0: no limit of its own;",
+                    "a quarter of max_connections suits clients that never share an address).",
+                    "A new one past it closes one of that address's own that has not delivered",
+                    "a whole request or sits idle, or is answered 503. Whatever this is, at",
+                    "max_connections the address holding the most connections loses one first,",
+                    "whatever it is doing (a call cut so is answered 503), so one address cannot",
+                    "lock the others out.",
+                ],
+            },
+            key! { HttpTrustedProxies "http.trusted_proxies" = "[]",
+                |f, s| s.http.trusted_proxies = trusted_proxies(f)?,
+                [
+                    "Addresses or CIDR blocks (10.0.0.0/8) of the proxies in front of Herald",
+                    "whose forwarded client address is believed: on their connections the",
+                    "client is the right-most X-Forwarded-For entry that is not one of them",
+                    "(else the Forwarded header's for=), for max_connections_per_peer and the",
+                    "fair share above. Their own connections are not held to that limit.",
+                    "Empty: every client is its TCP address (behind a proxy, all one client).",
                 ],
             },
             key! { HttpHeaderTimeoutS "http.header_timeout_s" = "10",

@@ -35,6 +35,7 @@ mod defaults;
 mod error;
 mod field;
 pub mod host;
+mod ip_range;
 mod keys;
 mod layers;
 mod load;
@@ -45,6 +46,7 @@ mod secret;
 mod settings;
 
 pub use error::{ConfigError, SettingSource};
+pub use ip_range::{IpRange, IpRangeError};
 pub use keys::{SettingKey, example_yaml, keys};
 pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
 pub use load::process_env;

@@ -156,6 +156,13 @@ pub struct HttpSettings {
     /// Most connections open at once. At the limit, a new
     /// connection closes the oldest one that has not delivered a whole request.
     pub max_connections: usize,
+    /// Most connections one client address may hold
+    /// (`http.max_connections_per_peer`; 0, the default: no limit of its own
+    /// below `max_connections`, see [`Self::peer_connection_limit`]).
+    pub max_connections_per_peer: usize,
+    /// Proxies whose forwarded client address (`X-Forwarded-For`,
+    /// `Forwarded`) is believed (`http.trusted_proxies`, default none).
+    pub trusted_proxies: Vec<crate::config::IpRange>,
     /// Seconds a request's head may take to arrive (from the connection
     /// opening, or from the first byte of a later request).
     pub header_timeout_s: u64,
@@ -218,6 +225,20 @@ pub struct HttpSettings {
     /// Honour the `X-MCP-Readonly`, `X-MCP-Toolsets` and `X-MCP-Tools`
     /// request headers, which narrow the tools of one request.
     pub tool_headers: bool,
+}
+
+impl HttpSettings {
+    /// The connections one client address may hold out of `max_connections`
+    /// (itself capped below the open-file limit by the server):
+    /// `max_connections_per_peer`, or when 0 all of them (the fair share at
+    /// the limit still applies); never more than `max_connections`.
+    pub fn peer_connection_limit(&self, max_connections: usize) -> usize {
+        let wanted = match self.max_connections_per_peer {
+            0 => max_connections,
+            n => n,
+        };
+        wanted.clamp(1, max_connections.max(1))
+    }
 }
 
 /// The shortest `output.max_chars` the settings accept: room for the cut

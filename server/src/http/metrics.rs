@@ -350,7 +350,7 @@ pub(crate) async fn serve(
         &endpoint.router(),
         &table,
         limits,
-        MAX_CONNECTIONS,
+        &crate::http::connection::peer::PeerRules::uniform(MAX_CONNECTIONS),
         &drain,
     )
     .await;

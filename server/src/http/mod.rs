@@ -49,6 +49,7 @@ use crate::app::shutdown::Shutdown;
 use crate::error::ServerError;
 use crate::http::auth::{OAuthGate, require_token};
 use crate::http::connection::accept::accept_until;
+use crate::http::connection::peer::PeerRules;
 use crate::http::connection::state::ConnectionLimits;
 use crate::http::connection::table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
 use crate::http::guard::{GuardPolicy, GuardState, JsonBudget, LargeBodyLane, guard};
@@ -266,7 +267,7 @@ pub(crate) struct Prepared {
     app: Router,
     table: Arc<ConnectionTable>,
     limits: ConnectionLimits,
-    max_connections: usize,
+    rules: PeerRules,
     cancel: CancellationToken,
     trims: Arc<HeapTrims>,
 }
@@ -329,7 +330,7 @@ pub(crate) async fn prepare(
         app,
         table,
         limits,
-        max_connections,
+        rules: PeerRules::of(http, max_connections),
         cancel,
         trims,
     })
@@ -348,7 +349,7 @@ impl Prepared {
             app,
             table,
             limits,
-            max_connections,
+            rules,
             cancel,
             trims,
         } = self;
@@ -357,7 +358,7 @@ impl Prepared {
         tokio::spawn(connection::heap_trim::watch(
             table.clone(),
             trims,
-            max_connections,
+            rules.max,
             drain.clone(),
         ));
         let closing = async {
@@ -376,7 +377,7 @@ impl Prepared {
             &app,
             &table,
             limits,
-            max_connections,
+            &rules,
             &drain,
         )
         .await;

@@ -27,6 +27,7 @@
 pub(crate) mod accept;
 pub(crate) mod fd_limit;
 pub(crate) mod heap_trim;
+pub(crate) mod peer;
 pub(crate) mod state;
 pub(crate) mod table;
 
@@ -48,15 +49,9 @@ use tokio::net::TcpStream;
 use tower::ServiceExt;
 
 use crate::app::shutdown::Shutdown;
+use crate::http::connection::peer::PeerRules;
 use crate::http::connection::state::{ConnState, ConnectionLimits, Phase};
 use crate::http::connection::table::{Admission, ConnectionTable};
-
-/// The client's address, in each request's extensions (no rule reads it
-/// since cancellations are scoped by caller and connection; kept for the
-/// per-peer rules of the connection table).
-#[allow(dead_code)]
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PeerAddr(pub(crate) Option<std::net::IpAddr>);
 
 /// The connection a request came on, in each request's extensions: unique
 /// for the life of the process (an anonymous caller's cancellation reaches
@@ -110,29 +105,42 @@ fn limit_unsent(stream: &TcpStream) {
 
 /// Serves one accepted connection (counted in `table` as `admission`) until
 /// it closes, its time runs out, it is evicted, or the drain (from when
-/// `drain` fires) ends it.
+/// `drain` fires) ends it. Behind a proxy `rules` trusts, it is counted
+/// under the client the proxy forwards from its first request on.
 pub(crate) async fn serve_connection(
     stream: TcpStream,
     admission: Admission,
     app: Router,
     table: Arc<ConnectionTable>,
     limits: ConnectionLimits,
+    rules: PeerRules,
     drain: Shutdown,
 ) {
     let _ = stream.set_nodelay(true);
     limit_unsent(&stream);
     let state = admission.state.clone();
+    let slot = admission.slot;
     // Given back however this task ends, a panic included.
-    let _slot = Slot { table, admission };
+    let slot_guard = Slot {
+        table: table.clone(),
+        admission,
+    };
     let io = TokioIo::new(TrackedIo {
         inner: stream,
         state: state.clone(),
     });
     let service_state = state.clone();
     let connection = ConnectionId::next();
+    let service_table = table.clone();
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let state = service_state.clone();
         let app = app.clone();
+        let client = state
+            .peer
+            .and_then(|socket| rules.client_of(socket, request.headers()));
+        if let Some(client) = client {
+            service_table.set_client(slot, &state, client);
+        }
         async move {
             // A pipelined request marks its connection first to close at the
             // limit, and waits for the answer before it to be read (the
@@ -140,7 +148,6 @@ pub(crate) async fn serve_connection(
             state.note_request();
             state.wait_flushed().await;
             let (mut parts, body) = request.into_parts();
-            parts.extensions.insert(PeerAddr(state.peer));
             parts.extensions.insert(connection);
             if http_body::Body::is_end_stream(&body) {
                 state.set(Phase::Busy);
@@ -152,30 +159,30 @@ pub(crate) async fn serve_connection(
                 state: state.clone(),
             });
             let response = app.oneshot(Request::from_parts(parts, body)).await?;
+            // From here hyper writes the answer: a cut now is no 503.
+            state.set_heard(false);
             Ok::<_, std::convert::Infallible>(
                 response.map(|body| TrackedResponseBody { inner: body, state }),
             )
         }
     });
-    let conn = hyper::server::conn::http1::Builder::new()
+    let mut conn = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
         // The end of the stream while a call runs: the client left (see above).
         .half_close(false)
         .max_buf_size(MAX_BUF_BYTES)
         .serve_connection(io, service);
-    tokio::pin!(conn);
     let mut drain_deadline = None;
-    loop {
+    let evicted = loop {
         if state.is_evicted() {
-            tracing::debug!(phase = ?state.phase(), "closed a waiting or stalled connection to make room for a new one");
-            break;
+            break true;
         }
         let deadline = state.deadline(&limits, drain_deadline);
         if deadline.is_some_and(|d| d <= Instant::now()) {
             if drain_deadline.is_none() {
                 tracing::debug!(phase = ?state.phase(), "closed a connection whose time ran out");
             }
-            break;
+            break false;
         }
         let sleep = async {
             match deadline {
@@ -184,21 +191,34 @@ pub(crate) async fn serve_connection(
             }
         };
         tokio::select! {
-            result = conn.as_mut() => {
+            result = Pin::new(&mut conn) => {
                 if let Err(e) = result {
                     tracing::debug!(error = %e, "connection ended with an error");
                 }
-                break;
+                break false;
             }
             () = sleep => {}
             () = state.changed.notified() => {}
             () = drain.wait(), if drain_deadline.is_none() => {
                 drain_deadline = Some(Instant::now() + limits.drain);
                 // Answers from now on carry `Connection: close`.
-                conn.as_mut().graceful_shutdown();
+                Pin::new(&mut conn).graceful_shutdown();
             }
         }
+    };
+    if evicted {
+        // Closed to make room: a request it holds (a call, cut now, or one
+        // that arrived unread) is answered 503, never left without a word.
+        let parts = conn.into_parts();
+        let stream = parts.io.into_inner().inner;
+        let owes = state.owes_answer() || peer::bytes_waiting(state.fd());
+        tracing::debug!(phase = ?state.phase(), owes, "closed a connection to make room for a new one");
+        drop(parts.service);
+        if owes {
+            table.refuse(stream).await;
+        }
     }
+    drop(slot_guard);
 }
 
 /// A connection's place in the table, given back when dropped.
@@ -228,6 +248,7 @@ impl AsyncRead for TrackedIo {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.state.set_heard(true);
             self.state.advance(Phase::Idle, Phase::Head);
         }
         polled
@@ -346,7 +367,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_pipelined_request_waits_until_the_answer_before_it_left() {
-        let s = Arc::new(ConnState::new(Instant::now(), None));
+        let s = Arc::new(ConnState::new(Instant::now(), None, -1));
         // Nothing waits to be sent: at once.
         s.wait_flushed().await;
         s.set(Phase::Sending);

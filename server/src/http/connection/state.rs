@@ -86,13 +86,19 @@ pub(crate) struct ConnState {
     /// pipelining, which no MCP client does).
     pipelined: AtomicBool,
     evicted: AtomicBool,
+    /// Bytes of a request were read since its last answer was handed to
+    /// hyper: closing it now would leave that request unanswered.
+    heard: AtomicBool,
+    /// Its socket's descriptor (-1: none), to ask whether a request waits
+    /// unread in it.
+    fd: i32,
     pub(crate) changed: Notify,
     /// Notified when an answer has left hyper's buffer.
     flushed: Notify,
 }
 
 impl ConnState {
-    pub(crate) fn new(epoch: Instant, peer: Option<IpAddr>) -> Self {
+    pub(crate) fn new(epoch: Instant, peer: Option<IpAddr>, fd: i32) -> Self {
         let now = epoch.elapsed().as_millis() as u64;
         Self {
             epoch,
@@ -103,6 +109,8 @@ impl ConnState {
             answered: AtomicBool::new(false),
             pipelined: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
+            heard: AtomicBool::new(false),
+            fd,
             changed: Notify::new(),
             flushed: Notify::new(),
         }
@@ -162,6 +170,24 @@ impl ConnState {
     /// Whether it ever pipelined a request (see [`Self::note_request`]).
     pub(crate) fn pipelined(&self) -> bool {
         self.pipelined.load(Ordering::Acquire)
+    }
+
+    /// Its socket's descriptor (-1: none).
+    pub(crate) fn fd(&self) -> i32 {
+        self.fd
+    }
+
+    /// Notes bytes of a request read (`true`) or its answer handed to hyper
+    /// (`false`).
+    pub(crate) fn set_heard(&self, heard: bool) {
+        self.heard.store(heard, Ordering::Release);
+    }
+
+    /// Whether a whole request head was read and its answer not handed to
+    /// hyper yet (a head still arriving is no request yet: closing a slow
+    /// client owes it nothing).
+    pub(crate) fn owes_answer(&self) -> bool {
+        self.heard.load(Ordering::Acquire) && matches!(self.phase(), Phase::Body | Phase::Busy)
     }
 
     pub(crate) fn is_evicted(&self) -> bool {
@@ -240,7 +266,7 @@ mod tests {
     #[test]
     fn each_phase_has_its_deadline() {
         let epoch = Instant::now();
-        let s = ConnState::new(epoch, None);
+        let s = ConnState::new(epoch, None, -1);
         let d = s.deadline(&limits(), None).unwrap();
         assert!(d > Instant::now() + Duration::from_secs(9));
         assert!(d <= Instant::now() + Duration::from_secs(10));
