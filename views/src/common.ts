@@ -11,6 +11,7 @@ const READ_TOOLS = new Set([
 export type Json = Record<string, any>;
 
 export const app = new App({ name: "lorebase-herald-views", version: "1.0.0" }, {});
+(window as any).lorebaseApp = app;
 
 /** Calls one of Herald's read tools through the host, in its `json` format. */
 export async function callRead(name: string, args: Json): Promise<Json> {

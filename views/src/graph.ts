@@ -32,6 +32,12 @@ const cy = cytoscape({
   ],
 });
 (window as any).lorebaseGraph = cy;
+// The container changes size with the page (the side panel, the host's
+// iframe): cytoscape must learn of it, or clicks land off their nodes.
+new ResizeObserver(() => cy.resize()).observe(document.getElementById("graph")!);
+// ... and of where it is: the legend and the status lines above it change
+// height, and cytoscape keeps the container's position until told.
+new ResizeObserver(() => cy.resize()).observe(document.body);
 
 function graphOf(tool: string, answer: Json): { nodes: Node[]; edges: Edge[]; seeds: string[] } {
   if (tool === "lorebase_context") {

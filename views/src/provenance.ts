@@ -51,8 +51,9 @@ start((tool, _args, a) => {
       const changes = el("table", undefined, "changes");
       for (const c of e.changes ?? []) {
         const tr = el("tr");
-        const before = "before" in c ? text(c.before) : "…";
-        const after = "after" in c ? text(c.after) : "…";
+        // A value created has no before, one deleted no after.
+        const before = c.before === undefined || c.before === null ? "(none)" : text(c.before);
+        const after = c.after === undefined || c.after === null ? "(none)" : text(c.after);
         tr.append(el("th", c.attribute), el("td", before, "before"), el("td", "->", "arrow"), el("td", after, "after"));
         changes.append(tr);
       }
