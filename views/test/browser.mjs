@@ -48,6 +48,7 @@ async function main() {
   const server = createServer(async (req, res) => {
     if (req.url === "/") { res.writeHead(200, { "content-type": "text/html" }); res.end(page); return; }
     if (!req.url.startsWith("/mcp")) { res.writeHead(404); res.end(); return; }
+    if (process.env.VIEWS_TRACE) console.error(`proxy ${Date.now() % 100000} ${req.method} ${req.headers["mcp-session-id"] ?? ""}`);
     const body = await new Promise((r) => { const b = []; req.on("data", (d) => b.push(d)); req.on("end", () => r(Buffer.concat(b))); });
     const headers = { authorization: "Bearer k" };
     for (const h of ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"]) if (req.headers[h]) headers[h] = req.headers[h];
@@ -67,6 +68,7 @@ async function main() {
     tab.on("request", (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith("about:") && !r.url().startsWith("data:")) outside.push(r.url()); });
     const errors = [];
     tab.on("pageerror", (e) => errors.push(String(e)));
+    if (process.env.VIEWS_TRACE) tab.on("console", (m) => console.error(`page: ${m.text()}`));
     await tab.goto(origin);
     const view = () => tab.frameLocator("iframe");
     const frame = () => tab.frames().find((f) => f !== tab.mainFrame());
@@ -105,6 +107,7 @@ async function main() {
     let at;
     for (let i = 0; i < 4; i++) {
       at = await frame().evaluate((id) => window.lorebaseGraph.getElementById(id).renderedPosition(), target.ref);
+      if (process.env.VIEWS_TRACE) console.error("click", Date.now() % 100000);
       await tab.mouse.move(graphBox.x + at.x, graphBox.y + at.y + i);
       await tab.mouse.down();
       await tab.waitForTimeout(50);
@@ -156,6 +159,42 @@ async function main() {
     assert.equal(await view().locator("#chart .bar").count(), agg.aggregate.groups.length);
     assert.deepEqual(await view().locator("#chart .count").allTextContents(), agg.aggregate.groups.map((g) => String(g.count)));
     await tab.screenshot({ path: join(shots, "query.png") });
+
+    // Hostile values: markup, a javascript: link and bidi controls are shown as
+    // text, and no script of theirs runs (the host's CSP would let inline
+    // handlers run: only the view's own care stops them).
+    const hostile = '<img src=x onerror="window.pwned=1;parent.postMessage(\'pwned\',\'*\')">' +
+      "<script>window.pwned=2<\/script> Evil\u202Eexe.pdf\u2066x\u2069";
+    const link = "javascript:window.pwned=3";
+    const write = await tab.evaluate((p) => window.callTool("lorebase_execute", {
+      operation: "update_supplier", dry_run: false, parameters: p }),
+      { supplier_code: "S-1001", legal_name: hostile, bank_account: link });
+    assert.ok(!write.isError, JSON.stringify(write));
+    const pwned = [];
+    tab.on("console", (m) => { if (m.text().includes("pwned")) pwned.push(m.text()); });
+    await tab.evaluate(() => window.addEventListener("message", (e) => { if (e.data === "pwned") window.pwnedByView = true; }));
+    await tab.evaluate(() => window.runTool("lorebase_neighborhood", { seeds: ["Supplier/S-1001"], depth: 1 }));
+    await drawn();
+    const visible = hostile.replace("\u202E", "⟨U+202E⟩").replace("\u2066", "⟨U+2066⟩").replace("\u2069", "⟨U+2069⟩");
+    const label = await frame().evaluate(() => window.lorebaseGraph.getElementById("Supplier/S-1001").data("label"));
+    assert.equal(label, visible);
+    if (process.env.VIEWS_TRACE) console.error("emit", Date.now() % 100000, await frame().evaluate(() => { const t = performance.now(); window.lorebaseGraph.getElementById("Supplier/S-1001").emit("tap"); return performance.now() - t; }));
+    else await frame().evaluate(() => window.lorebaseGraph.getElementById("Supplier/S-1001").emit("tap"));
+    await view().locator('#details[data-ref="Supplier/S-1001"] table#values').waitFor({ state: "attached", timeout: 30_000 })
+      .catch(async (e) => { throw new Error(`${e}: ${await view().locator("#details").textContent()}`); });
+    assert.equal(await view().locator("#details h2").textContent(), visible);
+    const cellsH = await view().locator("#values td").allTextContents();
+    assert.ok(cellsH.includes(visible) && cellsH.includes(link), JSON.stringify(cellsH));
+    await tab.screenshot({ path: join(shots, "hostile.png") });
+    await tab.evaluate(() => window.runTool("lorebase_history", { ref: "Supplier/S-1001" }));
+    await drawn();
+    assert.ok((await view().locator(".after").allTextContents()).includes(visible));
+    const injected = await frame().evaluate(() => ({
+      pwned: window.pwned ?? null, imgs: document.images.length, scripts: document.scripts.length,
+      links: document.querySelectorAll("a").length }));
+    assert.deepEqual(injected, { pwned: null, imgs: 0, scripts: 1, links: 0 });
+    assert.equal(await tab.evaluate(() => window.pwnedByView ?? null), null);
+    assert.deepEqual(pwned, []);
 
     assert.deepEqual(outside, [], "the page loaded nothing from outside");
     assert.deepEqual(errors, [], "no script error");

@@ -45,6 +45,7 @@ w.runTool = async (name: string, args: any) => {
     const vis = (byName.get(params.name)?._meta as any)?.ui?.visibility ?? ["model", "app"];
     const refused = !byName.has(params.name) || !vis.includes("app");
     w.viewCalls.push({ name: params.name, refused });
+    console.log(`view call ${params.name} ${Date.now() % 100000}`);
     if (refused) throw new Error(`${params.name} is not callable from a view`);
     return (await client.callTool(params)) as any;
   };
