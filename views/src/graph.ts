@@ -3,7 +3,7 @@
 import cytoscape from "cytoscape";
 import { callRead, el, Json, PALETTE, shown, start, status } from "./common";
 
-type Node = { ref: string; title?: string };
+type Node = { ref: string; title?: string; depth?: number };
 type Edge = { relation: string; from: string; to: string };
 
 const kinds = new Map<string, string>();
@@ -54,13 +54,13 @@ function merge(nodes: Node[], edges: Edge[], seeds: string[] = []): number {
   const before = cy.nodes().length;
   const add: cytoscape.ElementDefinition[] = [];
   const known = new Set(cy.nodes().map((n) => n.id()));
-  const mention = (ref: string, title?: string) => {
+  const mention = (ref: string, title?: string, depth = 9) => {
     if (known.has(ref)) return;
     known.add(ref);
-    add.push({ group: "nodes", data: { id: ref, label: shown(title || ref), colour: colour(kindOf(ref)) },
+    add.push({ group: "nodes", data: { id: ref, label: shown(title || ref), colour: colour(kindOf(ref)), depth },
       classes: seeds.includes(ref) ? "seed" : "" });
   };
-  nodes.forEach((n) => mention(n.ref, n.title));
+  nodes.forEach((n) => mention(n.ref, n.title, n.depth ?? (seeds.includes(n.ref) ? 0 : 1)));
   edges.forEach((e) => { mention(e.from); mention(e.to); });
   for (const e of edges) {
     const id = `${e.from}\u0000${e.relation}\u0000${e.to}`;
@@ -72,12 +72,17 @@ function merge(nodes: Node[], edges: Edge[], seeds: string[] = []): number {
   return cy.nodes().length - before;
 }
 
+// A force-directed layout (cose) up to 150 Records; beyond, rings by
+// distance from the seeds (concentric, linear in the graph's size: cose took
+// 16 s at 500 Records, docs/benchmarks.md).
+const FORCE_LIMIT = 150;
+
 function layout(): Promise<void> {
   return new Promise((done) => {
     const n = cy.nodes().length;
-    const l = cy.layout(n > 150
-      ? { name: "cose", animate: false, randomize: true, numIter: 600, nodeRepulsion: () => 8000,
-          idealEdgeLength: () => 50 } as any
+    const l = cy.layout(n > FORCE_LIMIT
+      ? { name: "concentric", animate: false, concentric: (node: any) => 10 - Math.min(9, node.data("depth") ?? 9),
+          levelWidth: () => 1, minNodeSpacing: 6, spacingFactor: 0.9 } as any
       : { name: "cose", animate: false, randomize: true, nodeRepulsion: () => 12000,
           idealEdgeLength: () => 80 } as any);
     l.one("layoutstop", () => { cy.fit(undefined, 20); done(); });

@@ -37,10 +37,13 @@ function start(bin, args, env, prefix) {
 
 async function main() {
   const bin = (name, env) => process.env[env] ?? join(root, "target", "debug", name);
-  const synthetic = process.argv.includes("--bench") ? ["--synthetic", "600"] : [];
+  const benching = process.argv.includes("--bench");
+  const synthetic = benching ? ["--synthetic", "3000"] : [];
+  // The bench draws whole neighborhoods: the output caps (made for a model's context) raised.
+  const caps = benching ? { LOREBASE__HERALD__OUTPUT__MAX_ITEMS: "5000", LOREBASE__HERALD__OUTPUT__MAX_CHARS: "5000000" } : {};
   const sandbox = await start(bin("lorebase-sandbox", "SANDBOX_BIN"), ["--port", "0", "--auth", "none", "--seed", "7", ...synthetic], {}, "LOREBASE_SANDBOX_READY");
   const herald = await start(bin("lorebase-herald", "HERALD_BIN"), ["--transport", "streamable_http", "--port", "0"],
-    { LOREBASE_URL: sandbox.url, LOREBASE_DOMAIN: "supply", LOREBASE__HERALD__HTTP__STATELESS: "false" }, "LOREBASE_HERALD_READY");
+    { LOREBASE_URL: sandbox.url, LOREBASE_DOMAIN: "supply", LOREBASE__HERALD__HTTP__STATELESS: "false", ...caps }, "LOREBASE_HERALD_READY");
   const host = await esbuild.build({ entryPoints: [join(here, "host.ts")], bundle: true, format: "iife", write: false, logLevel: "error" });
   const page = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Herald test host</title></head>` +
     `<body><div id="views"></div><script>${new TextDecoder().decode(host.outputFiles[0].contents).replaceAll("</script", "<\\/script")}</script></body></html>`;
@@ -212,16 +215,20 @@ async function main() {
 // Time from the tool result sent to the view to the graph drawn (laid out,
 // fitted), at 50 and 500 nodes of the sandbox's synthetic Domain.
 async function bench(tab, drawn, frame) {
+  const groups = JSON.parse((await tab.evaluate(() => window.callTool("lorebase_query",
+    { domain: "synthetic", query: { kind: "Group", limit: 1 }, format: "json" }))).content[0].text);
+  const seed = groups.rows[0].ref;
   for (const n of [50, 500]) {
     const times = [];
     for (let i = 0; i < 5; i++) {
       await tab.evaluate((a) => window.runTool("lorebase_neighborhood", a),
-        { domain: "synthetic", seeds: ["Item/I-0"], depth: 5, max_nodes: n, max_edges: 5000 });
+        { domain: "synthetic", seeds: [seed], depth: 3, max_nodes: n, max_edges: 5000 });
       await drawn();
       const drawnNodes = await frame().evaluate(() => window.lorebaseGraph.nodes().length);
       const ms = await frame().evaluate(() => Number(document.body.dataset.drawnMs));
       times.push(ms);
-      if (i === 0) console.log(`${n} asked: ${drawnNodes} nodes drawn`);
+      const drawnEdges = await frame().evaluate(() => window.lorebaseGraph.edges().length);
+      if (i === 0) console.log(`max_nodes ${n}: ${drawnNodes} nodes, ${drawnEdges} edges drawn`);
     }
     times.sort((a, b) => a - b);
     console.log(`max_nodes ${n}: median ${times[2]} ms (min ${times[0]}, max ${times[4]}) from tool result to drawn view`);
