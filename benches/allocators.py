@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Herald's throughput under other allocators, without rebuilding (issue 22):
+"""Herald's throughput under other allocators, without rebuilding:
 the same binary with glibc's malloc, and with mimalloc and jemalloc preloaded
 (LD_PRELOAD of Debian's libmimalloc2.0 and libjemalloc2), beside the floor
 (benches/floor), in interleaved wrk rounds over Streamable HTTP; then sequential

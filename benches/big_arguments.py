@@ -1,4 +1,4 @@
-"""A bounded attack with bodies that expand in memory (issue 27, item 1).
+"""A bounded attack with bodies that expand in memory.
 
 Starts the sandbox Keeper and a Herald (Streamable HTTP, loopback), then opens
 --connections connections that each send a `tools/call` of about 1 MiB whose

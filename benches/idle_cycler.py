@@ -1,4 +1,4 @@
-"""One attacker cycling idle connections past the limit (issue 27, item 3), bounded.
+"""One attacker cycling idle connections past the limit, bounded.
 
 Starts the sandbox Keeper and a Herald (Streamable HTTP, loopback, metrics on
 a port of their own), then --attackers connections, each asking `GET /healthz`

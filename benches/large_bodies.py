@@ -1,4 +1,4 @@
-"""Large bodies beside small calls (issue 39, item 6).
+"""Large bodies beside small calls.
 
 Starts the sandbox Keeper and a Herald (Streamable HTTP, loopback, anonymous
 callers), then, in a process of its own, --clients connections that each post

@@ -1,4 +1,4 @@
-"""Clients that never read their answers (issue 27, item 2), bounded.
+"""Clients that never read their answers, bounded.
 
 Starts the sandbox Keeper and a Herald (Streamable HTTP, loopback, an
 `http.max_connections` of --max-connections), then opens --attackers

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a call's CPU goes (issue 22): `perf record` of one server under wrk load.
+"""Where a call's CPU goes: `perf record` of one server under wrk load.
 
 Starts the sandbox Keeper and one server (Herald or the floor, benches/floor)
 on Streamable HTTP (stateless, JSON) on loopback, runs wrk (2 threads, 64

@@ -148,7 +148,7 @@ def measure_calls(args, cmds, env, key, sandbox_url, log) -> dict:
 def measure_http(args, env, key, log_dir, keeper_pid: int) -> dict:
     peer = [str(args.peer_python), str(ROOT / "benches/peers/python_sdk_herald/server.py")]
     specs = {"herald": [str(args.bin_dir / "lorebase-herald")]}
-    if args.floor_bin.exists():  # benches/floor: rmcp + reqwest, nothing else (issue 22)
+    if args.floor_bin.exists():  # benches/floor: rmcp + reqwest, nothing else
         specs["floor"] = [str(args.floor_bin)]
     else:
         print(f"no floor binary at {args.floor_bin}: the floor column is left out", file=sys.stderr)

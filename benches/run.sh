@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Herald against its peer on the official Python MCP SDK, in one run (issue 9).
+# Herald against its peer on the official Python MCP SDK, in one run.
 # Builds what it measures, then runs benches/run.py, which writes its table into
 # docs/benchmarks.md (between the herald-bench markers):
 #
 #   - release builds of lorebase-herald and the sandbox Keeper;
 #   - the floor (benches/floor, target/release/herald-floor): rmcp's stateless JSON
 #     Streamable HTTP server with one tool making the same Keeper GET with reqwest,
-#     measured beside Herald over HTTP (issue 22). A workspace of its own, so CI's
+#     measured beside Herald over HTTP. A workspace of its own, so CI's
 #     `cargo build`/`clippy --workspace` never compile it; built into the shared
 #     target/ with Herald's dependency features, it reuses Herald's compiled
 #     dependencies (about 20 s on top of Herald's release build);

@@ -1,4 +1,4 @@
-"""A bounded slow-client attack on one Herald (issue 18, item 3).
+"""A bounded slow-client attack on one Herald.
 
 Starts the sandbox Keeper and a Herald (Streamable HTTP, loopback), then opens
 N attacker connections that each start a request and send one more header line

@@ -1,5 +1,5 @@
-"""A bounded soak of one Herald under N clients plus the slow-client attack
-(issue 18): loopback only, stops by itself.
+"""A bounded soak of one Herald under N clients plus the slow-client attack:
+loopback only, stops by itself.
 
 Starts the sandbox Keeper and a Herald (Streamable HTTP), then for --minutes:
 N clients, each on its own kept-alive connection, call tools back to back (a

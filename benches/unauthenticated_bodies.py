@@ -1,5 +1,5 @@
-"""Memory of requests refused for want of a token (issue 27, item 1: "answer
-401 before reading the body").
+"""Memory of requests refused for want of a token (Herald answers
+401 before reading the body).
 
 Starts a Herald as an OAuth resource server (Streamable HTTP, loopback; no
 authorization server is needed, as no token is ever sent) and opens N

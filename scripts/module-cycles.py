@@ -9,26 +9,39 @@ Re-exports are followed: a re-export (`pub use child::Item`, `pub(crate) use`,
 defines the item, and a path through a re-exporting file (`crate::data::Item`
 where `data` re-exports it) is a dependency on the defining file, so a `mod.rs`
 that passes its children's items on must not define what those children use
-(put that in a file of its own). `mod` declarations, comments, strings and inline
-`mod tests` are not counted.
+(put that in a file of its own). Comments, strings and inline `mod tests` are not
+counted.
+
+A `mod child;` line is an edge too, from the parent to the child: a parent depends on
+its children (what it re-exports, what it does with them). Counting it finds the
+circles between layers that pass through a parent, such as `cli` (which declares
+`cli::demo`) -> `cli::demo` -> `app` -> `cli`. A circle of one folder only (a `mod.rs`
+defining an item its children use, `mod` line one way, `super::` the other) is not a
+circle between layers and is not reported (`--edges` lists those folders); a circle
+between siblings is reported with or without `mod` lines. A `mod` line behind
+`#[cfg(test)]` (a test module in a file of its own) is part of its parent, not an edge.
 
 Each file is one node (`core/src/tools/mod.rs` is the module `tools`). A cycle
 is a strongly connected set of two or more files; the script prints every one,
-with one edge of each member and where it is written, and exits 1. Run from the
+with its edges and where each is written, and exits 1. Run from the
 repository root; it reads files only and takes well under a second.
 
     python3 scripts/module-cycles.py            # every crate of the workspace
     python3 scripts/module-cycles.py --edges    # also print every edge
 
 Each run first checks itself on a small crate written to a temporary folder (a
-circle through a re-export, a path followed through one, a glob): a checker that
-stopped seeing them fails the run.
+circle through a re-export, a path followed through one, a glob, a circle through a
+`mod` line across folders, one folder's loop left out): a checker that stopped
+seeing them fails the run.
 
 A crate whose root documents its modules "from the bottom up" (core/src/lib.rs: a
 bulleted list of [`module`] links after the words "from the bottom up") is also
 checked against that order: a file of one top-level module may use only the
 modules listed before its own (and its own). Every edge that goes up the list is
-printed, with where it is written, and fails the run.
+printed, with where it is written, and fails the run. A crate whose root documents
+no such list may have a partial one here (`LAYERS`: the server's `app` below `cli`,
+the sandbox's `data` below `text` below `store`), checked the same way, so a
+dependency that turns back is caught even before it closes a circle.
 """
 
 from __future__ import annotations
@@ -50,6 +63,8 @@ ROOTS = [
 ]
 
 MOD_DECL = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
+#: A `mod child;` behind `#[cfg(test)]`: a test module in a file of its own, part of its parent.
+TEST_MOD_DECL = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;")
 INLINE_MOD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*\{")
 USE_STMT = re.compile(r"(?:^|[;{}\s])(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", re.S)
 ITEM_DEF = re.compile(
@@ -118,6 +133,9 @@ class Module:
         self.path, self.name, self.crate = path, name, crate
         self.code = blank_inline_modules(strip_code(path.read_text()))
         self.children = {c: None for c in MOD_DECL.findall(self.code)}
+        #: Declared child module -> where its `mod` line is (test modules left out).
+        tests = set(TEST_MOD_DECL.findall(self.code))
+        self.declared = {m.group(1): m.start(1) for m in MOD_DECL.finditer(self.code) if m.group(1) not in tests}
         #: Names of the items this file defines (fn, struct, enum, trait, type, ...).
         self.defined = set(ITEM_DEF.findall(self.code))
         #: Re-exported name -> the path it names, as written (relative to this file).
@@ -297,6 +315,55 @@ def edges_of(modules, here: tuple[str, ...]) -> dict[tuple[str, ...], str]:
     return found
 
 
+def mod_edges(modules, here: tuple[str, ...]) -> dict[tuple[str, ...], str]:
+    """The children `here` declares (`mod child;`, test modules left out), each with
+    where its `mod` line is: a parent depends on its children, as its re-exports and
+    whatever it does with them do."""
+    module = modules[here]
+    return {
+        here + (child,): f"{module.path}:{module.code.count(chr(10), 0, pos) + 1}"
+        for child, pos in module.declared.items()
+        if here + (child,) in modules
+    }
+
+
+def unit(modules, name: tuple[str, ...]) -> tuple[str, ...]:
+    """The folder a file belongs to: a file with children (`mod.rs`, the crate root,
+    `a.rs` beside `a/`) is its own; any other file is its parent's."""
+    return name if modules[name].declared or not name else name[:-1]
+
+
+def layer_circles(modules, graph: dict, with_mods: dict) -> list[list]:
+    """The circles of the graph that counts `mod` declarations as edges and that span
+    more than one folder. One folder's circle (a `mod.rs` defining what its children
+    use: parent -> child by `mod`, child -> parent by `super::`) is left out: it is
+    not a circle between layers, and `graph` already reports any circle between
+    siblings."""
+    plain = {frozenset(c) for c in cycles(graph)}
+    out = []
+    for comp in cycles(with_mods):
+        if frozenset(comp) in plain:
+            continue
+        if len({unit(modules, v) for v in comp}) > 1:
+            out.append(comp)
+    return out
+
+
+def folder_loops(modules, with_mods: dict) -> list[tuple[str, ...]]:
+    """The folders whose `mod.rs` defines something its children use (a circle of
+    one folder once `mod` lines count)."""
+    return sorted({unit(modules, comp[0]) for comp in cycles(with_mods) if len({unit(modules, v) for v in comp}) == 1})
+
+
+#: Layers of crates whose root does not document them all, bottom first: a module may use
+#: only those listed before it (and its own), whether or not a circle closes. The server's
+#: command line parses and calls `app`, which knows no `cli` type; the sandbox's data
+#: (the Domain files) is below its text index, which is below its store.
+LAYERS = {
+    "server/src/lib.rs": ["app", "cli"],
+    "sandbox/src/lib.rs": ["data", "text", "store"],
+}
+
 LAYER_ITEM = re.compile(r"^//! - \[`([a-z_]+)`\]", re.M)
 
 
@@ -365,12 +432,20 @@ def cycles(graph: dict) -> list[list]:
 #: (a circle only through the re-export); `c` names `inner`'s item through `a`; `d`
 #: through a glob re-export of `e`.
 SELF_CHECK = {
-    "lib.rs": "mod a;\nmod c;\nmod d;\n",
+    "lib.rs": "mod a;\nmod c;\nmod d;\nmod p;\nmod x;\nmod z;\n",
     "a/mod.rs": "mod inner;\npub(crate) use inner::Thing;\npub struct Base;\n",
     "a/inner.rs": "use super::Base;\npub struct Thing(Base);\n",
     "c.rs": "use crate::a::Thing;\n",
     "d/mod.rs": "mod e;\npub use e::*;\npub fn f() -> crate::d::Other { todo!() }\n",
     "d/e.rs": "pub struct Other;\n",
+    # A circle only through a `mod` line, across folders: x -> x::y (mod) -> z -> x.
+    "x/mod.rs": "mod y;\npub struct W;\n",
+    "x/y.rs": "pub fn g() { crate::z::h() }\n",
+    "z.rs": "pub fn h() {}\npub fn f(_: crate::x::W) {}\n",
+    # One folder's loop (p defines what its child q uses), and a test module in a file.
+    "p/mod.rs": "mod q;\n#[cfg(test)]\nmod tests;\npub struct P;\n",
+    "p/q.rs": "use super::P;\n",
+    "p/tests.rs": "use super::P;\n",
 }
 
 
@@ -384,7 +459,17 @@ def self_check() -> list[str]:
             (Path(tmp) / name).write_text(text)
         modules = load_crate(str(Path(tmp) / "lib.rs"))
         graph = {name: set(edges_of(modules, name)) for name in modules}
+        with_mods = {name: graph[name] | set(mod_edges(modules, name)) for name in modules}
+        circles = sorted(map(sorted, layer_circles(modules, graph, with_mods)))
+        loops = folder_loops(modules, with_mods)
     missed = []
+    if circles != [[("x",), ("x", "y"), ("z",)]]:
+        missed.append(f"the circle through a `mod` line (x -> x::y -> z -> x; found {circles})")
+    wrong = layer_violations(["x", "z"], {name: edges_of(modules, name) for name in modules})
+    if len(wrong) != 1 or "x uses z" not in wrong[0]:
+        missed.append(f"an edge up the layers (x::y uses z, listed above x; found {wrong})")
+    if loops != [("a",), ("p",)]:
+        missed.append(f"the folders whose mod.rs defines what a child uses (a, p; found {loops})")
     if sorted(map(sorted, cycles(graph))) != [[("a",), ("a", "inner")]]:
         missed.append(f"the circle through a re-export (found {cycles(graph)})")
     if ("a", "inner") not in graph[("c",)]:
@@ -415,19 +500,26 @@ def main() -> int:
             for name in sorted(graph):
                 for target in sorted(graph[name]):
                     print(f"{root}: {'::'.join(name) or 'crate'} -> {'::'.join(target) or 'crate'}  ({where[name][target]})")
-        layers = documented_layers(root)
+        layers = documented_layers(root) or LAYERS.get(root, [])
         wrong = layer_violations(layers, where)
         if wrong:
             failed = True
             print(f"layers of {root} (bottom up: {', '.join(layers)}): {len(wrong)} edges go up")
             print("\n".join(wrong))
-        for comp in cycles(graph):
+        declared = {name: mod_edges(modules, name) for name in modules}
+        with_mods = {name: graph[name] | set(declared[name]) for name in modules}
+        for comp in cycles(graph) + layer_circles(modules, graph, with_mods):
             failed = True
             members = set(comp)
             print(f"import circle in {root}: {len(comp)} files")
             for v in comp:
-                for w in sorted(graph[v] & members):
-                    print(f"  {modules[v].label()} -> {modules[w].label()}  ({where[v][w]})")
+                for w in sorted(with_mods[v] & members):
+                    line = where[v].get(w) or f"mod line, {declared[v][w]}"
+                    print(f"  {modules[v].label()} -> {modules[w].label()}  ({line})")
+        loops = folder_loops(modules, with_mods)
+        if loops and show_edges:
+            names = ", ".join("::".join(u) or "crate" for u in loops)
+            print(f"{root}: a mod.rs (or root) defines what its children use in: {names}")
     if failed:
         print("\nBreak each circle, or each edge that goes up: move what both sides need into a module below both, or turn a dependency around.")
         return 1

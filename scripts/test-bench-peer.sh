@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Smoke test of the benchmark's peer (benches/peers/python_sdk_herald, issue 9): it starts
+# Smoke test of the benchmark's peer (benches/peers/python_sdk_herald): it starts
 # over stdio, answers tools/list, and answers nine calls with the same text and structured
 # content as lorebase-herald, against the sandbox Keeper. Not the benchmark itself
 # (benches/run.sh); no timing. Installs the peer's requirements (mcp, httpx2) from PyPI

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The C API's tests (issue 10): the Rust tests of lorebase-herald-capi (the checked-in
+# The C API's tests: the Rust tests of lorebase-herald-capi (the checked-in
 # header is what cbindgen makes of the crate; the ABI against the sandbox), then a C
 # program compiled with the system cc against the header, linked once against the
 # shared library and run under valgrind (a leak or a memory error fails), and once
 # against the static library, both against a sandbox Keeper started here; then
-# lorebase_herald_free with calls in flight (issue 29): 50 runs, and once under valgrind.
+# lorebase_herald_free with calls in flight: 50 runs, and once under valgrind.
 # Debug builds in the workspace target dir (HERALD_NO_BUILD=1: the ones scripts/test.sh
 # built). Needs cc, python3 (to read the READY line) and valgrind (scripts/setup.sh
 # installs it with apt-get when missing and possible).
@@ -100,7 +100,7 @@ fi
 step "run the shared build under valgrind"
 "${memcheck[@]}" "$out/capi_test_shared"
 
-# Issue 29: lorebase_herald_free with 8 calls in flight cancels them, waits for them, exits 0.
+# lorebase_herald_free with 8 calls in flight cancels them, waits for them, exits 0.
 step "lorebase_herald_free with calls in flight: 50 runs, 4 at a time, then once under valgrind"
 runs_failed=0
 seq 1 50 | xargs -P 4 -I{} sh -c '"$1" >/dev/null || { echo "run {} failed" >&2; exit 1; }' _ "$out/free_in_flight" \

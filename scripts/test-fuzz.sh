@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz smoke (issue 18): builds the fuzz targets of fuzz/ with libFuzzer and coverage
+# Fuzz smoke: builds the fuzz targets of fuzz/ with libFuzzer and coverage
 # instrumentation, then runs each target in sequence: first its committed seeds
 # (fuzz/corpus/TARGET), then new inputs for FUZZ_SECONDS (default 6) seconds. A crash, a panic,
 # an input slower than FUZZ_TIMEOUT (default 10 s) or more than 2 GB of memory fails the stage;

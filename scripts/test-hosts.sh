@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real MCP hosts against Herald (issue 30; docs/hosts.md): Claude Code, Gemini CLI, Codex CLI and
+# Real MCP hosts against Herald (docs/hosts.md): Claude Code, Gemini CLI, Codex CLI and
 # Copilot CLI, installed from npm at pinned versions (tests/hosts/package.json, scripts/setup.sh
 # hosts), each pointed at a scripted model endpoint on loopback (tests/hosts/model.py: the
 # Anthropic Messages API, the Gemini API, the OpenAI Responses API and Chat Completions, streamed)
@@ -8,7 +8,7 @@
 # text and an error's `[code]` come back to it, Gemini's `wait_for_previous` is accepted, the
 # alwaysLoad hint lists lorebase_context directly, Claude Code's ToolSearch finds the right tool
 # for an agent's words, and the tool-search ranks of tests/hosts/intents.py in Claude Code and
-# Codex (issue 37); and on what a tiny probe server (tests/hosts/probe_server.py) shows of each host's cuts and hints.
+# Codex; and on what a tiny probe server (tests/hosts/probe_server.py) shows of each host's cuts and hints.
 #
 #   scripts/test-hosts.sh                      # every host run (about 2 min on 2 cores)
 #   scripts/test-hosts.sh -k gemini -s         # pytest's arguments pass through

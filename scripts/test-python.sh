@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python stage (issue 8): builds the `lorebase-herald` wheel with maturin in the debug
+# Python stage: builds the `lorebase-herald` wheel with maturin in the debug
 # profile into dist/, installs it with the test requirements into the test virtualenv,
 # and runs python/tests (the Python API, concurrency, the console script against the
 # native binary, `uvx --from dist/<wheel>` driven by the `mcp` SDK, the framework
@@ -55,7 +55,7 @@ stage "the test virtualenv (python/.venv) with the wheel"
   "lorebase-herald[langchain,pydantic-ai,openai-agents,llama-index,google-adk,smolagents] @ $HERALD_WHEEL" \
   -r python/tests/requirements.txt
 
-# --- framework adapters (issue 21): CrewAI, in its own environment, beside the rest ---
+# --- framework adapters: CrewAI, in its own environment, beside the rest ---
 # CrewAI's pins clash with mcp 2 and google-adk: it gets its own virtualenv, and its
 # install, mypy and pytest run in the background while the main environment is tested
 # (its output is printed at the end).
@@ -98,7 +98,7 @@ stage "pytest"
 cd "$ROOT/python/tests"
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider --ignore=adapters/test_crewai.py "$@"
 
-# --- framework adapters (issue 21) ---
+# --- framework adapters ---
 stage "CrewAI: install, mypy --strict, pytest (ran in the background, its output)"
 crewai_status=0
 wait "$CREWAI_PID" || crewai_status=$?

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Herald replicas under failure, and the HTTP front under a slow-client attack
-# (issues 18 and 19), on loopback, bounded (about 40 s):
+# on loopback, bounded (about 40 s):
 #   1. three replicas behind nginx (deploy/nginx/herald.conf), 64 clients calling
 #      read tools for 20 s; one replica SIGKILLed, another restarted with SIGTERM:
 #      zero failed reads required (tests/replicas/replicas.py);

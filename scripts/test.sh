@@ -128,6 +128,7 @@ the workspace-hack dependency is missing from a crate: cargo hakari manage-deps 
 lints() {
   local status=0
   python3 scripts/module-cycles.py || status=1
+  python3 scripts/doc-paths.py || status=1
   workspace_hack_check || status=1
   lint_verdict || status=1
   return "$status"
@@ -168,7 +169,8 @@ stage c-library --lane compile -- cargo_build -p lorebase-herald-capi --lib
 # Every other target: the Rust tests, the benches. The Python module is left to maturin (the
 # wheel), which builds it with the settings of the wheel's interpreter.
 stage test-targets --lane compile -- cargo_build --workspace --exclude lorebase-herald-python --exclude lorebase-herald-fuzz --all-targets --timings
-# Import circles between files (scripts/module-cycles.py), the workspace-hack, the warnings.
+# Import circles between files (scripts/module-cycles.py), the paths docs/architecture.md names
+# (scripts/doc-paths.py), the workspace-hack, the warnings.
 stage lints --lane compile --after binaries,wheel,addon,c-library,test-targets -- lints
 # The fuzz targets (scripts/test-fuzz.sh): Herald's crates compiled again with libFuzzer's
 # instrumentation, linked with the dependencies built above (about 1.5 min of CPU), last so no test
@@ -191,12 +193,12 @@ stage e2e-node --lane deploy --after binaries,setup-node-e2e -- npm test --prefi
 stage conformance --lane deploy --after binaries,setup-conformance -- tests/conformance/run.sh
 stage bench-peer --lane deploy --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
 # Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
-# model on loopback (issue 30, docs/hosts.md; about 20 s): a lane of its own.
+# model on loopback (docs/hosts.md; about 20 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
 # The MCP Apps views: the bundle rebuilt and compared with the embedded copy, then the views in
 # headless Chromium on an AppBridge test host against Herald (about 30 s): a lane of its own.
 stage views --lane views --after binaries,setup-views,setup-chromium -- ./scripts/test-views.sh
-# Fuzz smoke (issue 18): each target's seeds and 6 s of new inputs (libFuzzer uses one core), on the
+# Fuzz smoke: each target's seeds and 6 s of new inputs (libFuzzer uses one core), on the
 # fuzz-build stage's binaries (compile lane, above).
 stage fuzz-smoke --lane fuzz --after fuzz-build -- ./scripts/test-fuzz.sh run
 

@@ -1,8 +1,8 @@
 //! The calls inside a handle, so that `lorebase_herald_free` can end them
-//! first (issue 29): freeing a handle while other threads were inside
-//! `lorebase_herald_call` dropped the runtime under them (a panic, "A Tokio
-//! 1.x context was found, but it is being shutdown") and let them read the
-//! freed handle afterwards.
+//! first: freeing a handle while other threads are inside
+//! `lorebase_herald_call` would drop the runtime under them (a panic, "A
+//! Tokio 1.x context was found, but it is being shutdown") and let them read
+//! the freed handle afterwards.
 //!
 //! Each call holds a [`Ticket`] while it runs and waits for the handle's
 //! closing signal beside its answer. [`InFlight::close`] (from

@@ -1,4 +1,4 @@
-//! Interpreter exit without a runtime thread inside Python (issue 29).
+//! Interpreter exit without a runtime thread inside Python.
 //!
 //! A finished `call_async` hands its outcome to Python from a thread of
 //! Herald's runtime (the callback wakes the caller's event loop). If that

@@ -1,5 +1,5 @@
-//! The cost of the cleaning pass of remote MCP content (`remote::clean`,
-//! issue 35) on a remote answer of 16 KB: plain ASCII prose (the common case),
+//! The cost of the cleaning pass of remote MCP content (`remote::clean`)
+//! on a remote answer of 16 KB: plain ASCII prose (the common case),
 //! the same with credentials in it, and hostile text (zero-width and bidi
 //! characters, look-alikes, fence markers, split lines), against a plain copy
 //! of the text as the floor.

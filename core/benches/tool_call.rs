@@ -13,13 +13,14 @@
 //! The sandbox runs on its own runtime and thread; the calls are made one at
 //! a time from a current-thread runtime, as a stdio session makes them.
 //!
-//! Every call is counted and traced (issue 20: metrics, a `traceparent` and
+//! Every call is counted and traced (metrics, a `traceparent` and
 //! an `X-Request-Id` on its Keeper request, its audit line). Without a log
 //! subscriber (`lorebase_get`, `rejected_arguments`) the audit line is never
 //! formatted; the `*_audited` runs install the server's JSON log format at
 //! `info`, writing to a sink (the formatting, not the write to stderr);
 //! the `*_traced` runs export spans as well. docs/benchmarks.md
-//! compares them with the bench binary of the commit before issue 20.
+//! ("Operations: what the telemetry costs") compares them with a bench
+//! binary built without the telemetry.
 
 use std::hint::black_box;
 

@@ -13,7 +13,7 @@
 use crate::config::OutputSettings;
 pub use crate::keeper::KeeperError;
 use crate::keeper::model::{Issue, Open, Problem, ProblemCode};
-use crate::render::caps;
+use crate::render::{caps, escape};
 use crate::tool::RenderedOutput;
 
 /// The delay a transient error names when Keeper gave none, in seconds.
@@ -80,7 +80,8 @@ impl ToolError {
     /// no input comes back whole, however large.
     pub fn render(&self, caps: &OutputSettings) -> String {
         let field = caps.max_value_chars;
-        let head = format!("[{}] {}", self.code, shown(&self.message, field));
+        let code = self.code.to_string();
+        let head = format!("[{}] {}", escape::line(&code), shown(&self.message, field));
         let next = match &self.next {
             Some(next) => shown(next, field),
             None => shown(&self.default_next(), field),
@@ -190,10 +191,12 @@ fn more_issues(n: usize) -> String {
     format!("\n  ... {n} more issue{}", if n == 1 { "" } else { "s" })
 }
 
-/// A field as rendered: on one line, and at most `max_chars` characters
-/// (a longer one keeps its start and its end around a marked cut).
+/// A field as rendered: on one line, every hidden character escaped
+/// ([`escape::line`]: Keeper's detail or issue cannot start a line of its
+/// own), and at most `max_chars` characters (a longer one keeps its start
+/// and its end around a marked cut).
 fn shown(text: &str, max_chars: usize) -> String {
-    caps::cut_middle(&one_line(text), max_chars)
+    caps::cut_middle(&escape::line(&one_line(text)), max_chars)
 }
 
 /// Keeps a rendered field on its line.

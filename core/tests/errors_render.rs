@@ -1,5 +1,5 @@
 //! How failures read: `[code] message`, one issue per line, `next:` from
-//! herald.md's table, for every problem code.
+//! the table of problem codes, for every problem code.
 
 use herald_core::config::{OutputSettings, Settings};
 use herald_core::error::{DEFAULT_RETRY_DELAY_S, KeeperError, ToolError};

@@ -28,6 +28,7 @@ mod telemetry_calls;
 mod tools_caps;
 mod tools_errors;
 mod tools_golden;
+mod tools_hostile_text;
 mod tools_list;
 mod tools_newer_keeper;
 mod tools_proptest;

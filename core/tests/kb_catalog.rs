@@ -218,7 +218,7 @@ fn frontmatter_fields_are_returned_when_present() {
         .iter()
         .find(|h| h["path"] == "hand/minimal.md")
         .unwrap();
-    // description, resource and tags always (runlore-mcp.md), empty here.
+    // description, resource and tags always (docs/kb.md), empty here.
     assert_eq!(
         keys_of(minimal),
         [

@@ -320,7 +320,7 @@ fn tool_errors_say_what_to_do_next() {
     );
 }
 
-/// Issue 27 item 8: a file name is shown to the model as the entry's path. A
+/// A file name is shown to the model as the entry's path. A
 /// name with a line break would forge a `next:` line in `kb_search`'s text
 /// (and in `kb_get`'s): such a file is not listed (a warning names it), and
 /// every other path stays exactly what `kb_get` takes.

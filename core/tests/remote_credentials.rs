@@ -350,7 +350,7 @@ async fn a_shared_herald_hides_the_tools_of_servers_called_with_its_own_token() 
     );
 }
 
-/// The same owner for OAuth callers (issue 39): a server called with
+/// The same owner for OAuth callers: a server called with
 /// Herald's own token serves its tools only to tokens holding its scope
 /// (`herald:remote:<name>` by default); without it the tools are not listed
 /// and a call is a `[forbidden]` tool error with `next:`; an exchange server

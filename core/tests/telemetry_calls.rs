@@ -1,4 +1,4 @@
-//! What the toolbox records of each call (issue 20): the audit line, the
+//! What the toolbox records of each call: the audit line, the
 //! call and Keeper metrics, the outcome of a call dropped halfway, the
 //! trace context of a caller. Against the sandbox Keeper on a real port.
 

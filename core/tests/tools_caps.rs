@@ -1,4 +1,4 @@
-//! The output caps on real answers (herald.md, Output size): values, lists and
+//! The output caps on real answers (docs/tools.md, "Output caps"): values, lists and
 //! whole outputs are cut with a mark, never inside a UTF-8 character, and the
 //! JSON format stays valid JSON; and `lorebase_changes`'s paging bound.
 

@@ -265,7 +265,7 @@ async fn keeper_problems_come_back_with_their_code_and_next_step() {
     assert!(stale.text.contains("expected_head"), "{}", stale.text);
 }
 
-/// herald.md: `intent`, `auto_propose` and `auto_merge` are always passed on
+/// `intent`, `auto_propose` and `auto_merge` are always passed on
 /// and Keeper's problem text is returned unchanged.
 #[tokio::test]
 async fn auto_propose_without_a_task_is_keepers_to_refuse() {

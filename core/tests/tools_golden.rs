@@ -1,6 +1,7 @@
 //! Golden outputs of every tool, in both formats, on the sandbox Keeper
-//! (`tests/golden/<case>.txt` and `.json`), and herald.md's own examples line
-//! for line: history, lineage, and resolve + query for "red shoes per brand".
+//! (`tests/golden/<case>.txt` and `.json`), and the documented examples
+//! line for line: history, lineage, and resolve + query for "red shoes per
+//! brand" (docs/tools.md, the README).
 //!
 //! `UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration tools_golden::`
 //! rewrites the golden files; review the diff before checking it in.
@@ -337,18 +338,18 @@ async fn supply_revisions(t: &Toolbox) -> (String, String) {
     (id(0), id(1))
 }
 
-/// herald.md's text with its Revision ids replaced by the sandbox's (the
-/// same ids when the sandbox reproduces them).
-fn seed(text: &str, ids: &[(&str, &str)]) -> String {
+/// A documented example's text with its Revision ids replaced by the
+/// sandbox's (the same ids when the sandbox reproduces them).
+fn with_sandbox_ids(text: &str, ids: &[(&str, &str)]) -> String {
     let mut out = text.to_string();
-    for (seed_id, actual) in ids {
-        out = out.replace(seed_id, &actual[..seed_id.len()]);
+    for (documented, actual) in ids {
+        out = out.replace(documented, &actual[..documented.len()]);
     }
     out
 }
 
 #[tokio::test]
-async fn history_prints_the_seed_example_line_for_line() {
+async fn history_prints_the_documented_example_line_for_line() {
     let (_sandbox, t) = sandbox_toolbox("supply").await;
     let (op, import) = supply_revisions(&t).await;
     let out = call(
@@ -357,7 +358,7 @@ async fn history_prints_the_seed_example_line_for_line() {
         json!({"ref": "Supplier/S-1001", "values": true, "limit": 2}),
     )
     .await;
-    let expected = seed(
+    let expected = with_sandbox_ids(
         "Supplier/S-1001 rev f4d229169a37... on main: 2 changes
 f4d229169a37... 2026-10-01T08:00:04Z usr_editor [operation] updated: Raise the risk of S-1001
   risk_score: 32 -> 90
@@ -371,11 +372,11 @@ f4d229169a37... 2026-10-01T08:00:04Z usr_editor [operation] updated: Raise the r
 }
 
 #[tokio::test]
-async fn lineage_prints_the_seed_example_line_for_line() {
+async fn lineage_prints_the_s1001_example_line_for_line() {
     let (_sandbox, t) = sandbox_toolbox("supply").await;
     let (op, import) = supply_revisions(&t).await;
     let out = call(&t, "lorebase_lineage", json!({"ref": "Supplier/S-1001"})).await;
-    let expected = seed(
+    let expected = with_sandbox_ids(
         "Supplier/S-1001 rev f4d229169a37... on main (2 changes)
 created <- usr_loader at 2026-10-01T08:00:03Z in 97ce9a2ce272...
 supplier_code = S-1001 <- import by usr_loader at 2026-10-01T08:00:03Z in 97ce9a2ce272...
@@ -406,7 +407,7 @@ async fn resolve_then_query_answers_red_shoes_per_brand() {
         .as_str()
         .unwrap()
         .to_string();
-    let expected = seed(
+    let expected = with_sandbox_ids(
         r#"rev 5b0c41e2...: 3 candidates
 1. value Product.color (string) = Rosso, red | exact 1.0 for 'red', 120 records
    where: {"attr":"color","op":"in","value":["Rosso","red"]}
@@ -417,7 +418,7 @@ async fn resolve_then_query_answers_red_shoes_per_brand() {
     );
     let lines: Vec<&str> = resolved.text.lines().collect();
     assert_eq!(lines[..6].join("\n"), expected, "{}", resolved.text);
-    // herald.md abbreviates the rest: its `unmatched: how, many, per` is for the
+    // The rest differs with the question: `unmatched: how, many, per` is for the
     // longer question "How many red shoes per brand?".
     assert_eq!(lines[6], "unmatched: per");
     assert!(
@@ -451,8 +452,8 @@ async fn resolve_then_query_answers_red_shoes_per_brand() {
             )
         );
     }
-    // ...then the rows, `ref "title" | attr=value` (herald.md: "then the
-    // rows"), then the `rows: N of M` footer and the coverage lines.
+    // ...then the rows, `ref "title" | attr=value`, then the `rows: N of M`
+    // footer and the coverage lines.
     let rows = &lines[groups.len()..];
     let n_rows = answer["rows"].as_array().unwrap().len();
     assert!(n_rows > 0);

@@ -273,7 +273,7 @@ async fn problems_of_a_newer_keeper_keep_its_code_and_message() {
         }
     }
     assert_eq!(renamed_seen, RENAMED_CODES.len(), "{contract:#?}");
-    // Keeper answers auto_propose without a task (herald.md: passed on).
+    // Keeper answers auto_propose without a task (Herald passes it on).
     assert!(
         contract
             .iter()

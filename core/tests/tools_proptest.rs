@@ -108,7 +108,7 @@ proptest! {
     }
 }
 
-/// The footer lines an answer ends with, by their prefixes (herald.md's
+/// The footer lines an answer ends with, by their prefixes (the renderings'
 /// footers: counts, cursors, coverage, truncation, Sources, Proposals,
 /// search modes, next steps): the lines a cut must keep.
 fn footer_lines(text: &str) -> Vec<&str> {

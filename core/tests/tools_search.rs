@@ -1,9 +1,10 @@
 //! Finding Herald's tools by search, as hosts that defer MCP tools make the
 //! model do (Claude Code's ToolSearch, Codex's `tool_search`: keywords over
 //! names and descriptions; docs/hosts.md): a BM25 ranking over each tool's
-//! name, title and description, for agent intents written from herald.md's
-//! workflow and from how people ask a knowledge graph questions, puts the
-//! right tool first for nearly all, and in the top 3 for all.
+//! name, title and description, for agent intents written from the agent
+//! workflow of Herald's prompt and from how people ask a knowledge graph
+//! questions, puts the right tool first for nearly all, and in the top 3 for
+//! all.
 //!
 //! The ranking is plain BM25 (k1 = 1.2, b = 0.75) over lowercase words, with
 //! no stemming and no synonyms: a description must use the words agents

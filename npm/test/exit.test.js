@@ -1,4 +1,4 @@
-// Exiting with tool calls in flight (issue 29, item 2): `process.exit()` while
+// Exiting with tool calls in flight: `process.exit()` while
 // the addon's runtime still runs calls, and while their outcomes are being
 // handed back, must end the process with the code given, never a crash.
 // Each run is a fresh node process; 50 runs, a few at a time.

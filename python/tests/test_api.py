@@ -81,7 +81,7 @@ def test_every_read_tool_answers_in_text_and_json(herald: Herald, name: str) -> 
     assert text.is_error is False, text.text
     assert text.text.strip()
     assert str(text) == text.text
-    # herald.md: text is text alone; json is also sent as structured content.
+    # docs/tools.md, "Results": text is text alone; json is also sent as structured content.
     assert text.structured is None, "a text answer is its text alone"
 
     as_json = herald.call_tool(name, {**arguments, "format": "json"})

@@ -355,7 +355,7 @@ def test_every_call_answers_alike(outcomes: Any) -> None:
             if case == "arguments not an object":
                 # The raw stdio request has no structured content to compare.
                 answers = {name: a.get("error") for name, a in answers.items()}
-            # A remote answer's fence carries a random id per answer (issue 35): the
+            # A remote answer's fence carries a random id per answer: the
             # same in every front end but for it.
             distinct = set(FENCE_ID.sub('id=\\"…\\"', json.dumps(a, sort_keys=True)) for a in answers.values())
             assert len(distinct) == 1, f"{case}: {json.dumps(answers, indent=1)}"

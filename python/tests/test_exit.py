@@ -1,10 +1,10 @@
-"""Interpreter exit after asynchronous calls (issue 29, item 2).
+"""Interpreter exit after asynchronous calls.
 
 A Python agent that awaited ``acall_tool`` and then ended normally died with
 SIGABRT in some runs: a thread of Herald's runtime took the GIL (the event
 loop's wake-up) while the interpreter finalized, and CPython ended that
 thread with a forced unwind through Rust frames. Each run here is a fresh
-interpreter running the issue's script (50 awaited calls under
+interpreter running such a script (50 awaited calls under
 ``asyncio.run``, then a normal end), and one that leaves calls in flight
 when ``asyncio.run`` returns; every run must exit 0.
 """

@@ -7,13 +7,13 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::auth::{AuthMode, JwtTrust, KeyRing, Principal};
 use crate::data::SAMPLE_FILES;
-use crate::data::load::{load_domain, synthetic_file};
 use crate::engine::ReadView;
 use crate::faults::FaultQueue;
 use crate::newer::NewerKeeper;
 use crate::options::{SandboxError, SandboxOptions};
 use crate::problem::{ApiError, ApiResult};
 use crate::store::domain::DomainState;
+use crate::store::load::{load_domain, synthetic_file};
 
 /// Everything the handlers share.
 pub(crate) struct AppState {

@@ -127,7 +127,7 @@ async fn unknown_routes_and_methods_are_problems() {
 }
 
 /// The binary prints one READY line with the URL and the minted keys, and
-/// serves herald.md's history example.
+/// serves the history of Supplier/S-1001.
 #[tokio::test]
 async fn the_binary_prints_ready_and_serves_s1001() {
     let bin = env!("CARGO_BIN_EXE_lorebase-sandbox");

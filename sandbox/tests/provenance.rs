@@ -1,4 +1,4 @@
-//! herald.md's examples (history, lineage, resolve), explain, Revisions
+//! The documented examples (history, lineage, resolve), explain, Revisions
 //! (content addresses, `at`, tags, prefixes), branches, the log and diffs.
 //!
 //! Past 500 lines on purpose: each test reads the sample Domain's one history
@@ -20,7 +20,7 @@ fn is_revision(v: &Value) -> bool {
 }
 
 #[tokio::test]
-async fn s1001_history_and_lineage_match_herald_md() {
+async fn s1001_history_and_lineage_match_the_documented_examples() {
     let h = Harness::start(AuthMode::None).await;
     let hist = h
         .get(&api(

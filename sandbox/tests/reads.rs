@@ -224,7 +224,7 @@ async fn the_query_dsl_filters_includes_aggregates_and_pages() {
     assert!(!prices.is_empty() && prices.iter().all(|p| (10.0..20.0).contains(p)));
     assert!(prices.windows(2).all(|w| w[0] >= w[1]), "sorted descending");
 
-    // herald.md: red shoes per brand.
+    // The README's walk-through: red shoes per brand.
     let walk = q(json!({"kind": "Product", "where": {"and": [{"attr": "color", "op": "in", "value": ["Rosso", "red"]}, {"attr": "category", "op": "eq", "value": "Calzature"}]}, "aggregate": {"group_by": "brand"}})).await;
     let groups = walk.body["aggregate"]["groups"].as_array().unwrap();
     let counted: u64 = groups.iter().map(|g| g["count"].as_u64().unwrap()).sum();

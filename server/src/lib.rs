@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Five rooms (docs/architecture.md, "Inside `server`"):
-//! - [`cli`]: the command line and the settings overrides it makes, and the
+//! - [`cli`]: the command line ([`cli::args`]) and the settings overrides it
+//!   makes ([`cli::overrides`], handed to [`app`] as plain values), and the
 //!   one-shot commands ([`cli::commands`]: `call`, `tools`; [`cli::demo`];
 //!   [`cli::health`]: the container health check; [`cli::tool_tokens`]);
 //! - [`app`]: settings, the toolbox, the served tools, serving them;
@@ -68,7 +69,8 @@ use shutdown::Shutdown;
 /// It builds its own Tokio runtime, so call it from a thread that is not
 /// inside one (bindings: a plain or blocking thread). Serving stdio, that
 /// runtime is the calling thread alone: one agent's calls, and a call's
-/// hand-offs between tasks stay on one thread (docs/benchmarks.md, issue 22);
+/// hand-offs between tasks stay on one thread (docs/benchmarks.md,
+/// "Herald against the floor of its own architecture");
 /// anything else gets a worker per core. Logs go to stderr.
 pub fn run_cli(args: Vec<String>) -> i32 {
     let (cli, launcher) = match parse(&args) {
@@ -76,7 +78,7 @@ pub fn run_cli(args: Vec<String>) -> i32 {
         Err(code) => return code,
     };
     // The settings of a serving command are read once, here: they choose the runtime.
-    let settings = serves(&cli).then(|| load_settings(&cli));
+    let settings = serves(&cli).then(|| load_settings(&cli.launch_options()));
     let stdio = matches!(&settings, Some(Ok(s)) if s.transport == Transport::Stdio);
     // The heap trims of this runtime: its workers collect their heaps as they park.
     let trims = Arc::new(http::connection::heap_trim::HeapTrims::default());
@@ -185,7 +187,7 @@ async fn dispatch(
             ))
         }
         Some(Command::Tools { format, tokens }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
+            let herald = Herald::build(load_settings(&cli.launch_options())?)?;
             herald.discover_remote().await;
             let format = if *tokens { None } else { Some(*format) };
             let printed = cli::commands::print_tools(&herald, format);
@@ -193,7 +195,7 @@ async fn dispatch(
             printed.map(|()| 0)
         }
         Some(Command::Call { tool, json }) => {
-            let herald = Herald::build(load_settings(&cli)?)?;
+            let herald = Herald::build(load_settings(&cli.launch_options())?)?;
             herald.discover_remote().await;
             let called = cli::commands::call(&herald, tool, json.as_deref()).await;
             // Before the runtime stops: a session task cancelled while it
@@ -204,12 +206,12 @@ async fn dispatch(
         Some(Command::Health { url }) => {
             let target = match url {
                 Some(_) => cli::health::target(url.as_deref(), &Settings::default())?,
-                None => cli::health::target(None, &load_settings(&cli)?)?,
+                None => cli::health::target(None, &load_settings(&cli.launch_options())?)?,
             };
             cli::health::check(&target).await
         }
         None | Some(Command::Serve) | Some(Command::Kb { .. }) => {
-            let settings = settings.unwrap_or_else(|| load_settings(&cli))?;
+            let settings = settings.unwrap_or_else(|| load_settings(&cli.launch_options()))?;
             let herald = Herald::build(settings)?;
             let shutdown = Shutdown::on_signals();
             let serving = app::serve_discovering(&herald, shutdown.clone(), !cli.kb_only(), trims);

@@ -1,8 +1,9 @@
 //! The `lorebase-herald` binary: the command line of [`herald_server::run_cli`].
 
 /// mimalloc serves the binary's allocations (the `mimalloc` feature, on by
-/// default): glibc's malloc was 18 % of the samples of a call under load
-/// (docs/benchmarks.md, issue 22). `herald_server`'s `http::heap_trim` gives its
+/// default): glibc's malloc took a large share of a call's samples under
+/// load (docs/benchmarks.md, "Herald against the floor of its own
+/// architecture"). `herald_server`'s `http::connection::heap_trim` gives its
 /// freed pages back after a surge of connections.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]

@@ -11,7 +11,7 @@ import httpx2
 
 TABLE = json.loads((Path(__file__).with_name("tool_calls.json")).read_text())
 
-# herald.md's table, in order.
+# The tool table's order (docs/tools.md, "The tools").
 TOOL_NAMES = [
     "lorebase_context",
     "lorebase_schema",

@@ -16,8 +16,11 @@ text, hostile structuredContent), ``structured_only``, ``resource`` (an
 embedded text resource), ``is_error`` (a hostile isError result),
 ``rpc_error`` (a hostile JSON-RPC error, message and data), ``poisoned``
 (a hostile definition: title, description, inputSchema and outputSchema),
-``bad_key`` (a property name with a zero-width space) and
-``untrusted_remote_output`` (a tool named like the fence).
+``bad_key`` (a property name with a zero-width space),
+``untrusted_remote_output`` (a tool named like the fence) and ``huge``
+(argument ``mb``: an answer of that many megabytes, a key at its start).
+With ``--many-tools N`` it also offers N more tools (``bulk_0`` …), each
+with a description of about 1.3 KB (15 MB in all at 10,000).
 """
 
 from __future__ import annotations
@@ -146,7 +149,26 @@ def tool_list():
             input_schema={"type": "object", "properties": {"q\u200b": {"type": "string"}}},
         ),
         types.Tool(name="untrusted_remote_output", description="Named like the fence.", input_schema=empty),
+        types.Tool(
+            name="huge",
+            description="An answer of mb megabytes.",
+            input_schema={"type": "object", "properties": {"mb": {"type": "number"}}, "required": ["mb"]},
+        ),
+    ] + [
+        types.Tool(name=f"bulk_{i}", description=BULK_DESCRIPTION, input_schema=empty) for i in range(MANY_TOOLS)
     ]
+
+
+# How many bulk tools to offer (``--many-tools``), and each one's description.
+MANY_TOOLS = 0
+BULK_DESCRIPTION = "One of many tools. " * 70
+
+
+def huge_text(mb: float) -> str:
+    """``mb`` megabytes of lines, a key first and a marker on every line."""
+    line = f"row of data {MARKER} and more words to fill it out " * 2
+    size = int(mb * 1_000_000)
+    return (f"{SK}\n" + (line + "\n") * (size // (len(line) + 1) + 1))[:size]
 
 
 async def list_tools(ctx, params):
@@ -172,6 +194,8 @@ async def call_tool(ctx, params):
         return types.CallToolResult(content=[types.EmbeddedResource(type="resource", resource=resource)])
     if name == "is_error":
         return types.CallToolResult(content=[text(f"failed {MARKER}\n{INJECTION} {SK}")], is_error=True)
+    if name == "huge":
+        return types.CallToolResult(content=[text(huge_text(float(args["mb"])))])
     if name == "rpc_error":
         raise MCPError(
             code=-32602,
@@ -188,7 +212,10 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--many-tools", type=int, default=0)
     args = parser.parse_args()
+    global MANY_TOOLS
+    MANY_TOOLS = args.many_tools
     server = Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
     serve(server.streamable_http_app(json_response=True, stateless_http=True), args.port, "HOSTILE_MCP_READY")
 

@@ -1,4 +1,4 @@
-"""How the hostile server's answers are read in the tests (issue 35): as a
+"""How the hostile server's answers are read in the tests: as a
 model reads them (NFKC, no control or format character, look-alikes folded),
 and the fence of one answer checked. Shared by tests/e2e-python/test_hostile_remote.py
 and tests/hosts/test_hostile_remote_claude.py.

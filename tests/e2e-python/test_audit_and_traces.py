@@ -1,4 +1,4 @@
-"""The audit trail and trace context (issue 20): real calls through the MCP
+"""The audit trail and trace context: real calls through the MCP
 SDK client, Keeper behind a proxy that records what it received, Herald's
 stderr read as JSON lines; spans exported to an OTLP receiver the test
 starts."""
@@ -213,3 +213,36 @@ async def test_spans_go_to_the_otlp_receiver(secured_sandbox, recorded_keeper, h
         assert "parentSpanId" not in started and started["traceId"] != CALLER_TRACE
     finally:
         receiver.close()
+
+
+@pytest.mark.anyio
+async def test_a_resource_read_is_audited_as_a_resource_read(sandbox, http_herald_factory):
+    import urllib.request
+
+    herald = http_herald_factory(sandbox.url, args=["--log-format", "json"])
+    async with http_session(herald.url, headers={"Authorization": "Bearer k"}) as s:
+        record = await s.read_resource("lorebase://supply/Supplier/S-1001")
+        assert "Supplier/S-1001" in record.contents[0].text
+        await s.read_resource("lorebase://supply/schema")
+        with pytest.raises(Exception):
+            await s.read_resource("lorebase://supply/Supplier/S-9999")
+        assert not (await s.call_tool("lorebase_get", {"ref": "Supplier/S-1001"})).is_error
+    with urllib.request.urlopen(herald.ready["metrics"], timeout=10) as r:
+        metrics = r.read().decode()
+    # Only the real tool call is counted as one.
+    counted = [line for line in metrics.split("\n") if line.startswith("herald_tool_calls_total{")]
+    assert counted == ['herald_tool_calls_total{tool="lorebase_get",outcome="ok"} 1'], counted
+    stop(herald.proc)
+    herald.stderr.join()
+    audit = audit_lines(herald.stderr.text())
+    reads = [a for a in audit if a["message"] == "resource read"]
+    calls = [a for a in audit if a["message"] == "tool call"]
+    assert [(r["resource"], r["domain"], r["outcome"]) for r in reads] == [
+        ("lorebase://{domain}/{kind}/{key}", "supply", "ok"),
+        ("lorebase://{domain}/schema", "supply", "ok"),
+        ("lorebase://{domain}/{kind}/{key}", "supply", "not-found"),
+    ], reads
+    assert all(r["keeper_requests"] >= 1 and "tool" not in r for r in reads), reads
+    # Only the real tool call is a tool call; no Record key is logged.
+    assert [(c["tool"], c["outcome"]) for c in calls] == [("lorebase_get", "ok")], calls
+    assert "S-1001" not in json.dumps(reads) and "S-9999" not in json.dumps(reads)

@@ -1,4 +1,4 @@
-"""An audit file that cannot be written loses no line silently (issue 36, item 7).
+"""An audit file that cannot be written loses no line silently.
 
 `log.audit_file: /dev/full`: every append fails (ENOSPC). Each lost line is counted
 (`herald_audit_lines_dropped_total` on /metrics), and one warning per burst of

@@ -1,4 +1,4 @@
-"""Bodies that expand in memory (issue 27, item 1).
+"""Bodies that expand in memory.
 
 `benches/big_arguments.py --assert`: 64 connections each send a 1 MiB
 `tools/call` whose arguments hold 524,000 zeros, all finishing at once; and 64

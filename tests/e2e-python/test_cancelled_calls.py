@@ -1,4 +1,4 @@
-"""Calls whose client has gone stop (issue 36, items 1-3), end to end: Herald
+"""Calls whose client has gone stop, end to end: Herald
 over real stdio pipes and a real HTTP port, before a Keeper that holds its
 answers on loopback (fake_services.HoldingKeeper, before the sandbox).
 

@@ -1,8 +1,8 @@
-"""The connection layer under clients that misuse their connections (issue 27,
-items 4 and 6), end to end against the sandbox Keeper on real ports.
+"""The connection layer under clients that misuse their connections, end to
+end against the sandbox Keeper on real ports.
 
 - A client that sends its whole request and then shuts its sending side
-  (`shutdown(SHUT_WR)`) has left (issue 36): its call is cancelled.
+  (`shutdown(SHUT_WR)`) has left: its call is cancelled.
 - `metrics.port` goes through the same connection layer as the MCP port:
   2,100 half-sent requests to it hold at most its 64 connections (and the
   refusals in flight), never all of Herald's descriptors, and MCP calls go
@@ -34,7 +34,7 @@ def open_fds(pid: int) -> int:
 
 
 def test_a_client_that_shuts_its_side_while_its_call_runs_has_left(binaries, sandbox):
-    # Issue 36 (was issue 27, item 4): an end of stream cannot be told from a client that
+    # An end of stream cannot be told from a client that
     # closed, and MCP 2026-07-28 makes a disconnect a cancellation: the call is cancelled,
     # its Keeper request aborted, and the connection closed without an answer.
     keeper = HoldingKeeper(sandbox.url, hold_s=5.0)

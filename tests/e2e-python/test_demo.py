@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -41,15 +44,33 @@ async def test_demo_over_http_prints_host_configs(binaries):
         async with http_session(ready["url"]) as session:
             got = await session.call_tool("lorebase_get", {"ref": "Supplier/S-1001"})
             assert "Kavsen Alloys" in text_of(got)
+        deadline = time.monotonic() + 30
+        while "Serving MCP on" not in stderr.text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # The curl calls it prints answer as printed.
+        commands = re.findall(r"^  (curl -s .*\}')$", stderr.text().replace("\\\n    ", ""), re.M)
+        assert len(commands) == 2, stderr.text()
+        answers = (
+            [subprocess.run(["bash", "-c", c], capture_output=True, text=True, timeout=30).stdout for c in commands]
+            if shutil.which("curl")
+            else []
+        )
     finally:
         assert stop(proc) == 0
     stderr.join()
+    if answers:
+        assert json.loads(answers[0])["result"]["serverInfo"]["name"] == "lorebase-herald"
+        call = json.loads(answers[1])["result"]
+        assert not call["isError"] and "Kavsen Alloys" in call["content"][0]["text"]
     text = stderr.text()
     assert f"claude mcp add --transport http lorebase-demo {ready['url']}" in text
     assert '"mcpServers"' in text  # Cursor
     assert "code --add-mcp" in text  # VS Code
-    # Not a terminal: no tour.
+    # Not a terminal: no tour, but where it serves and what to try.
     assert "A short tour" not in text
+    assert f"Serving MCP on {ready['url']}. Ctrl-C to stop." in text
+    assert "What to try" in text
+    assert f"curl -s {ready['url']} " in text
 
 
 def test_demo_stdio_configs_name_the_program(binaries):
@@ -67,6 +88,9 @@ def test_demo_stdio_configs_name_the_program(binaries):
     assert (f"claude mcp add lorebase-demo -- "
             f"{binaries['herald']} demo") in text
     assert '"args": [\n' in text or '"args":' in text
+    # Not a terminal (a host, a script): still where it serves and what to try.
+    assert "Serving MCP over stdio now" in text
+    assert "What to try" in text
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="uses a pseudo-terminal")

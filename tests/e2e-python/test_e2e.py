@@ -74,8 +74,8 @@ async def test_every_tool_answers_in_text(connect, calls):
             text = text_of(result)
             assert not result.is_error, f"{call['tool']}: {text}"
             assert call["expect"] in text, f"{call['tool']}: {text}"
-            # By default a text answer is its text alone (herald.md: json is
-            # the format also sent as structuredContent).
+            # By default a text answer is its text alone (docs/tools.md,
+            # "Results": json is the format also sent as structuredContent).
             assert result.structured_content is None, call["tool"]
 
 

@@ -1,4 +1,4 @@
-"""Hostile arguments through the real server (issue 18): every tool error
+"""Hostile arguments through the real server: every tool error
 stays within output.max_chars and never echoes a large argument back whole,
 over stdio with the official Python MCP SDK against the sandbox Keeper; and
 params of the wrong shape are invalid params (-32602), over stdio and HTTP.
@@ -125,3 +125,19 @@ def test_arguments_as_an_array_are_invalid_params_over_http(sandbox, http_herald
         r = c.post(herald.url, content=json.dumps(CALL_WITH_ARRAY), headers=headers)
     assert r.json()["error"]["code"] == -32602, r.text
     assert "`arguments`" in r.json()["error"]["message"]
+
+
+@pytest.mark.anyio
+async def test_every_bad_argument_comes_in_one_answer(binaries, sandbox):
+    async with stdio_session(binaries, sandbox.url) as session:
+        result = await session.call_tool("lorebase_history", {"ref": "bad", "limit": 9999})
+        assert result.is_error and result.structured_content is None
+        lines = text_of(result).split("\n")
+        assert lines[0] == "[validation-failed] invalid arguments `ref`, `limit`", lines
+        assert lines[1].startswith("  ref: "), lines
+        assert lines[2] == "  limit: must be between 1 and 200", lines
+        assert lines[3] == "next: fix the issues above (one per line, with its path), then call again"
+        assert len(lines) == 4, lines
+        # One bad argument alone keeps today's message.
+        alone = text_of(await session.call_tool("lorebase_history", {"ref": "Supplier/S-1001", "limit": 0}))
+        assert alone.split("\n")[0] == "[validation-failed] invalid argument `limit`", alone

@@ -1,4 +1,4 @@
-"""Hostile connection patterns, as bounded benches (issue 27, items 2 and 3).
+"""Hostile connection patterns, as bounded benches.
 
 - `benches/never_reading.py`: 64 connections with a 4 KiB receive buffer each
   pipeline 1,000 `tools/list` and never read, at an `http.max_connections` of

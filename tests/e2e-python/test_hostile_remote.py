@@ -1,4 +1,4 @@
-"""Issue 35: a hostile remote MCP server (``hostile_mcp_server.py``, on
+"""A hostile remote MCP server (``hostile_mcp_server.py``, on
 loopback) against Herald's one cleaning pass, end to end: Herald started as a
 real process, joined to the server over Streamable HTTP, and the official
 Python ``mcp`` client reading what Herald hands on, over stdio and over HTTP.

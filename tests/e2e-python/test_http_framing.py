@@ -1,5 +1,5 @@
-"""Status codes for malformed requests, over raw sockets on loopback (issue 27,
-item 7): broken chunked framing is a 400 (not the 413 of a body past the
+"""Status codes for malformed requests, over raw sockets on loopback:
+broken chunked framing is a 400 (not the 413 of a body past the
 limit), and a JSON-RPC batch or a body with a key twice gets a JSON-RPC 400
 (-32600) with a message saying what to send instead, never rmcp's plain-text
 415. None of them reaches Keeper."""

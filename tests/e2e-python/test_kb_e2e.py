@@ -112,7 +112,7 @@ async def test_search_and_get_through_mcp(binaries, catalog, tmp_path):
             assert [h["path"] for h in found.structured_content["hits"]] == [path], query
 
         # A hit without frontmatter: description, resource and tags are there,
-        # empty (runlore-mcp.md lists them as returned); status and
+        # empty (a hit's shape never varies, docs/kb.md); status and
         # last_validated only when the entry has them.
         note = (await session.call_tool("kb_search", {"query": "karpenter", "format": "json"})).structured_content
         assert note["hits"][0]["title"] == "Karpenter EC2NodeClass drift"

@@ -65,9 +65,15 @@ async def test_kb_only_serves_no_keeper_resources_or_prompt(binaries, kb_dir):
     async with stdio_session(binaries, "http://127.0.0.1:9", args=["kb", str(kb_dir)]) as session:
         caps = session.initialize_result.capabilities
         assert caps.tools is not None
-        assert caps.resources is None and caps.prompts is None
+        assert caps.prompts is None and caps.completions is None
+        # Resources are declared for the kb skill's files (test_skills.py), none of Keeper's.
+        assert (await session.list_resources()).resources == []
+        assert (await session.list_resource_templates()).resource_templates == []
         with pytest.raises(MCPError) as e:
-            await session.list_resource_templates()
+            await session.read_resource("lorebase://supply/schema")
+        assert e.value.code == -32601
+        with pytest.raises(MCPError) as e:
+            await session.list_prompts()
         assert e.value.code == -32601
 
 
@@ -89,3 +95,30 @@ async def test_a_file_name_cannot_forge_a_next_line(binaries, kb_dir):
         assert paths == ["incidents/db-1-disk.md"]
         entry = await session.call_tool("kb_get", {"path": paths[0]})
         assert "Move the dump target" in text_of(entry)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "streamable_http"])
+def test_kb_only_logs_say_nothing_of_keeper(binaries, kb_dir, transport):
+    """`kb DIR` calls no Keeper, so its logs name none: no Keeper URL, no missing API key."""
+    import time
+
+    from conftest import StderrCollector, stop
+
+    proc = subprocess.Popen(
+        [binaries["herald"], "kb", str(kb_dir), "--transport", transport, "--port", "0"],
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    stderr = StderrCollector(proc.stderr)
+    try:
+        deadline = time.monotonic() + 30
+        while "serving MCP" not in stderr.text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop(proc)
+    stderr.join()
+    text = stderr.text()
+    assert "serving MCP" in text, text
+    assert "keeper" not in text.lower(), text

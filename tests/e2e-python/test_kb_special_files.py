@@ -1,4 +1,4 @@
-"""The KB never blocks on a special file (issue 36, item 8).
+"""The KB never blocks on a special file.
 
 An entry listed as a regular file and swapped for a FIFO before it is read used to
 block the indexing thread in `open` for good (no writer ever comes): the index was

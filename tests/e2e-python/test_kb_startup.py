@@ -1,5 +1,5 @@
-"""A large catalog and a hostile entry never hold back the MCP handshake
-(issue 18): `lorebase-herald kb DIR` over real stdio pipes with the official
+"""A large catalog and a hostile entry never hold back the MCP handshake:
+`lorebase-herald kb DIR` over real stdio pipes with the official
 Python MCP SDK client, on a catalog of 15,000 entries plus one whose
 frontmatter nests `tags: [[[[...]]]]` 100,000 deep (a 200 KB file that took
 47 s to refuse, during which `initialize` went unanswered).

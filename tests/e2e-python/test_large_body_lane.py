@@ -1,4 +1,4 @@
-"""Large bodies beside small calls (issue 39, item 6).
+"""Large bodies beside small calls.
 
 `benches/large_bodies.py --assert`: 32 clients post legal `tools/call` bodies
 of 49,900 JSON values (~150 KB, under the guard's bound) back to back while a

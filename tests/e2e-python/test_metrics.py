@@ -1,4 +1,4 @@
-"""GET /metrics (issue 20): real calls through the official MCP SDK client,
+"""GET /metrics: real calls through the official MCP SDK client,
 then a scrape; every counter must have moved by exactly the calls made.
 Parsed with the Prometheus client library's own text parser."""
 

@@ -1,5 +1,5 @@
-"""Without http.authorization_servers (Lorebase API-key mode, issue 20 and
-27), a missing credential stays a tool error and no metadata is served; and
+"""Without http.authorization_servers (Lorebase API-key mode), a
+missing credential stays a tool error and no metadata is served; and
 the settings that cannot go together stop Herald. The OAuth resource server
 itself is tested in test_oauth_resource_server.py, with the SDK's OAuth
 client of oauth_client.py."""

@@ -1,5 +1,4 @@
-"""Herald as an OAuth resource server (issue 27, MCP authorization 2025-06-18
-on): a real authorization server on loopback (oauth_server.py) mints RS256
+"""Herald as an OAuth resource server (MCP authorization 2025-06-18 on): a real authorization server on loopback (oauth_server.py) mints RS256
 JWTs, serves its JWKS, does PKCE, registration, token exchange and
 introspection; the sandbox Keeper runs in auth mode jwt, so it accepts only
 tokens whose audience is Keeper's URL and a test fails if Herald passes the

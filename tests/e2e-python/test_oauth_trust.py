@@ -1,5 +1,5 @@
 """Where one user of a shared OAuth Herald meets another, or Herald's own
-credentials (issue 39): remote tools and whose credential they carry, a slow
+credentials: remote tools and whose credential they carry, a slow
 JWKS, introspection floods, lifetimes the authorization server chooses,
 token sizes, /metrics and /readyz. A real authorization server on loopback
 (oauth_server.py), the sandbox Keeper in auth mode jwt, remote MCP servers

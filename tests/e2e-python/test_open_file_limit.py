@@ -1,4 +1,4 @@
-"""The slow-client attack at the common open-file limit (issue 29, item 3).
+"""The slow-client attack at the common open-file limit.
 
 `benches/slow_clients.py` (the HTTP hardening check: attackers holding
 half-sent requests, a normal client's /healthz and tool call each answered
@@ -55,7 +55,7 @@ def test_slow_clients_at_ulimit_n_1024_do_not_stall_others(binaries, tmp_path):
     notices = [line for line in stderr.splitlines() if "http.max_connections is 1024" in line]
     assert len(notices) == 1, stderr[-2000:]
     assert "using 640 connections" in notices[0], notices
-    # `accept` never ran out of descriptors (issue 36, item 9): the loop holds at most
+    # `accept` never ran out of descriptors: the loop holds at most
     # 640 connections + 256 refusals of sockets, evicted ones still closing included.
     assert "cannot accept connections" not in stderr, stderr[-2000:]
     assert "out of file descriptors" not in stderr, stderr[-2000:]
@@ -77,7 +77,7 @@ def test_the_soft_open_file_limit_is_raised_to_the_hard_one(binaries, tmp_path):
 
 
 def test_accept_never_runs_out_of_descriptors_when_calls_hold_keeper_connections(binaries, sandbox, tmp_path):
-    # Issue 36, item 9: under `ulimit -n 256` (64 connections after the clamp), 64 calls that
+    # Under `ulimit -n 256` (64 connections after the clamp), 64 calls that
     # Keeper holds each take a Keeper connection too, and 400 more clients are refused (503,
     # each refusal holding its socket up to 1 s): that is past 256 descriptors, and `accept`
     # met EMFILE. Herald stops taking connections 32 descriptors short of the limit and

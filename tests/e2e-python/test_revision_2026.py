@@ -1,4 +1,4 @@
-"""2026-07-28 to the letter (issue 36, item 10), over real HTTP.
+"""2026-07-28 to the letter, over real HTTP.
 
 Under 2026-07-28 the removed methods `initialize` and `logging/setLevel` answer
 HTTP 404 with JSON-RPC -32601, as any unknown method; a client that sends the

@@ -1,4 +1,4 @@
-"""Signals while serving (issue 27 item 5): SIGHUP never stops Herald (it
+"""Signals while serving: SIGHUP never stops Herald (it
 re-discovers the remote MCP servers' tools, test_remote_tools.py, or says
 there is nothing to reload), and a second SIGTERM exits at once with code
 130 after writing the log lines still waiting, "second signal: exiting now"

@@ -1,4 +1,4 @@
-"""Tool sets per request over Streamable HTTP (issue 20): X-MCP-Readonly,
+"""Tool sets per request over Streamable HTTP: X-MCP-Readonly,
 X-MCP-Toolsets and X-MCP-Tools narrow what one request lists and may call,
 the same for tools/list and tools/call, and never widen the settings."""
 

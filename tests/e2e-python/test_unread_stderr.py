@@ -1,4 +1,4 @@
-"""A host that pipes Herald's stderr and never reads it (issue 29, item 1).
+"""A host that pipes Herald's stderr and never reads it.
 
 The MCP specification lets a stdio client "capture, forward, or ignore" the
 server's stderr. Herald writes an audit line per call; once the 64 KiB pipe

@@ -1,5 +1,5 @@
-"""Wrong settings never get a server that says it is ready and then dies (issue 36,
-items 5 and 6): every setting is checked and every listener bound before the
+"""Wrong settings never get a server that says it is ready and then dies:
+every setting is checked and every listener bound before the
 LOREBASE_HERALD_READY line; a bad settings file, or a file a setting names, is refused
 at once with exit 2 and one line naming the key, however it is made (a FIFO,
 /dev/zero, nesting 100,000 deep, a key given twice). Real processes, real pipes and

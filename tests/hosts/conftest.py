@@ -145,6 +145,14 @@ PROBE_CLAUDE_STEPS = [
     {"text": "Done."},
 ]
 PROMPT = "Read supplier S-1001."
+# Herald's skills (test_claude_code_skills.py): the model invokes the `lorebase` skill with
+# Claude Code's Skill tool, then reads one of its reference files by address.
+SKILL_REFERENCE = "skill://lorebase/references/query-dsl.md"
+CLAUDE_SKILL_STEPS = [
+    {"tool": "Skill", "args": {"skill": "lorebase:lorebase"}},
+    {"tool": "ReadMcpResourceTool", "args": {"server": "lorebase", "uri": SKILL_REFERENCE}},
+    {"text": "Done."},
+]
 
 
 @dataclass
@@ -161,6 +169,11 @@ def _probe_server() -> dict[str, Any]:
 def _claude_stdio(h: Herald):
     server, log = h.stdio("claude-stdio")
     return hostrun.run_claude(server, CLAUDE_STEPS, PROMPT), log
+
+
+def _claude_skills(h: Herald):
+    server, log = h.stdio("claude-skills")
+    return hostrun.run_claude(server, CLAUDE_SKILL_STEPS, "Count red shoes per brand."), log
 
 
 def _codex_stdio(h: Herald):
@@ -212,6 +225,7 @@ SCENARIOS = [
     Scenario("claude-search", _claude_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
     Scenario("codex-search", _codex_search, SEARCH_TIMEOUT_S + SCENARIO_TIMEOUT_S),
     Scenario("claude-stdio", _claude_stdio),
+    Scenario("claude-skills", _claude_skills),
     Scenario("claude-http", lambda h: (hostrun.run_claude(h.http(), CLAUDE_STEPS, PROMPT), None)),
     Scenario("claude-probe", lambda h: (hostrun.run_claude(_probe_server(), PROBE_CLAUDE_STEPS, "probe", name="probe"), None)),
     Scenario("gemini-stdio", _gemini_stdio),

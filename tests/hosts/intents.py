@@ -1,6 +1,6 @@
 """What agents search for, and the Herald tool each search is for: the intent set of the tool-search
-tests (test_tool_search.py, issue 37). Written from the seed's agent workflow (herald.md: "Agent
-workflow", "From words to counts", "History and lineage") and from what operators of a supply
+tests (test_tool_search.py). Written from the agent workflow of Herald's prompt, the words-to-counts
+walk-through and the history and lineage examples (docs/tools.md) and from what operators of a supply
 Domain ask, in the words an agent types into a host's tool search, not from the tools'
 descriptions or hints. The sandbox's `supply` Domain (Supplier, Part, Plant, PurchaseOrder) is the
 one Herald serves in the tests, so the Domain's words are its words.

@@ -116,7 +116,7 @@ def test_every_tool_reaches_the_model_deferred_then_loaded(claude, herald_tools)
 
 
 def test_always_load_hint_lists_context_directly(claude):
-    """With `_meta["anthropic/alwaysLoad"]: true` on lorebase_context (issue 30), Claude Code sends
+    """With `_meta["anthropic/alwaysLoad"]: true` on lorebase_context, Claude Code sends
     it in the first request's `tools`, not deferred; the other 13 stay deferred."""
     run, _ = claude
     first = run.main_requests()[0]
@@ -166,8 +166,8 @@ def test_an_unknown_argument_is_refused_by_herald_code_first(claude):
 
 # What an agent would search for, and the Herald tool Claude Code's ToolSearch (keywords over
 # names, descriptions and `anthropic/searchHint`; 5 results by default, Claude Code's own tools
-# among them) must hand back first of Herald's. Before issue 30's descriptions and search hints,
-# "update a record" did not return lorebase_execute at all.
+# among them) must hand back first of Herald's. "update a record" needs the search hints: the
+# descriptions alone do not return lorebase_execute for it.
 SEARCHES = {
     "update a record": "lorebase_execute",
     "read the values of supplier S-1001": "lorebase_get",

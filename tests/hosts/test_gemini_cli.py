@@ -102,7 +102,7 @@ def test_a_tool_error_reaches_the_model_with_its_code(gemini):
 
 def test_wait_for_previous_is_sent_to_herald_and_accepted(gemini):
     """The model sets Gemini CLI's own argument; the host forwards it; Herald accepts and ignores it
-    (core's HOST_ADDED_ARGUMENTS, issue 30)."""
+    (core's HOST_ADDED_ARGUMENTS)."""
     run, log = gemini
     response = response_for(run, {"ref": "Supplier/S-1002", "wait_for_previous": True})
     assert "error" not in response, response["error"]

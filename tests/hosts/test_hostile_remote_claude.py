@@ -1,4 +1,4 @@
-"""Issue 35 on a real host: Claude Code (the pinned release) with Herald over stdio, Herald
+"""A hostile remote MCP server on a real host: Claude Code (the pinned release) with Herald over stdio, Herald
 joined to the hostile remote MCP server (tests/e2e-python/hostile_mcp_server.py, on loopback), and a
 scripted model that loads the hostile tools with ToolSearch and calls them. What the model is
 sent: every remote answer inside Herald's fence, intact (one opening and one closing tag with

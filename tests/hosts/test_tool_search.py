@@ -1,4 +1,4 @@
-"""Herald's tools are found by the hosts' own tool search (issue 37, docs/hosts.md): one session of
+"""Herald's tools are found by the hosts' own tool search (docs/hosts.md): one session of
 real Claude Code, and one of real Codex CLI with a catalog model, each play every intent of
 intents.py as a word search, and the answers come back in the host's own rank order.
 

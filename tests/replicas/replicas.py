@@ -1,4 +1,4 @@
-"""Herald replicas behind nginx, under failure (issue 19).
+"""Herald replicas behind nginx, under failure.
 
 Starts the sandbox Keeper, N Herald replicas (Streamable HTTP, loopback ports),
 and nginx with deploy/nginx/herald.conf (the operator's example, ports filled

@@ -202,7 +202,12 @@ async function main() {
     await tab.evaluate(() => window.addEventListener("message", (e) => { if (e.data === "pwned") window.pwnedByView = true; }));
     await tab.evaluate(() => window.runTool("lorebase_neighborhood", { seeds: ["Supplier/S-1001"], depth: 1 }));
     await drawn();
-    const visible = hostile.replace("\u202E", "⟨U+202E⟩").replace("\u2066", "⟨U+2066⟩").replace("\u2069", "⟨U+2069⟩");
+    // The title as Herald answers it (it may escape hidden characters itself), with any hidden
+    // character left made visible by the view.
+    const answered = JSON.parse((await tab.evaluate(() => window.callTool("lorebase_get", { ref: "Supplier/S-1001", format: "json" }))).content[0].text).title;
+    const visible = answered.replace(/[\u202A-\u202E\u2066-\u2069]/g, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase()}⟩`);
+    assert.ok(visible.includes("<script>window.pwned=2</script>") && visible.includes("<img src=x onerror="), visible);
+    assert.doesNotMatch(visible, /[\u202A-\u202E\u2066-\u2069]/);
     const label = await frame().evaluate(() => window.lorebaseGraph.getElementById("Supplier/S-1001").data("label"));
     assert.equal(label, visible);
     if (process.env.VIEWS_TRACE) console.error("emit", Date.now() % 100000, await frame().evaluate(() => { const t = performance.now(); window.lorebaseGraph.getElementById("Supplier/S-1001").emit("tap"); return performance.now() - t; }));
@@ -212,6 +217,7 @@ async function main() {
     assert.equal(await view().locator("#details h2").textContent(), visible);
     const cellsH = await view().locator("#values td").allTextContents();
     assert.ok(cellsH.includes(visible) && cellsH.includes(link), JSON.stringify(cellsH));
+    assert.ok(cellsH.every((c) => !/[\u202A-\u202E\u2066-\u2069]/.test(c)), "no raw bidi control shown");
     await tab.screenshot({ path: join(shots, "hostile.png") });
     await tab.evaluate(() => window.runTool("lorebase_history", { ref: "Supplier/S-1001" }));
     await drawn();

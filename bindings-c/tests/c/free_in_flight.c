@@ -1,4 +1,4 @@
-/* lorebase_herald_free with calls in flight (issue 29, item 2).
+/* lorebase_herald_free with calls in flight.
  *
  * THREADS threads each start one tool call against a Keeper that never
  * answers (a loopback socket that listens and never accepts), so every call

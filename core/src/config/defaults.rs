@@ -139,6 +139,8 @@ pub(super) fn unset() -> Settings {
             discovery_timeout_s: 0,
             call_timeout_s: 0,
             refresh_interval_s: 0,
+            max_tools_per_server: 0,
+            max_tool_bytes_per_server: 0,
         },
         log: LogSettings {
             format: LogFormat::Text,

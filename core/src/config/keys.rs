@@ -624,6 +624,20 @@ settings_table! {
                     "Re-discover the remote tools every N seconds (0: at startup and on SIGHUP only).",
                 ],
             },
+            key! { McpMaxToolsPerServer "mcp.max_tools_per_server" = "128",
+                |f, s| s.mcp.max_tools_per_server = f.int(1, 10_000)? as usize,
+                [
+                    "Most tools one server may add (1-10000); the rest are dropped, a warning",
+                    "naming them.",
+                ],
+            },
+            key! { McpMaxToolBytesPerServer "mcp.max_tool_bytes_per_server" = "262144",
+                |f, s| s.mcp.max_tool_bytes_per_server = f.int(1024, 16_777_216)? as usize,
+                [
+                    "Most bytes of tool definitions (as tools/list shows them) one server may",
+                    "add (1024-16777216); the tools past it are dropped, a warning naming them.",
+                ],
+            },
         ],
     },
     Group {

@@ -52,6 +52,11 @@ pub struct McpSettings {
     pub call_timeout_s: u64,
     /// Re-discover every N seconds; 0: only at startup and on SIGHUP.
     pub refresh_interval_s: u64,
+    /// Most tools one server may add (`mcp.max_tools_per_server`).
+    pub max_tools_per_server: usize,
+    /// Most bytes of tool definitions one server may add
+    /// (`mcp.max_tool_bytes_per_server`).
+    pub max_tool_bytes_per_server: usize,
 }
 
 /// One remote MCP server.

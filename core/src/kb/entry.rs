@@ -1,5 +1,5 @@
 //! One catalog entry: an OKF markdown file, YAML frontmatter between `---`
-//! lines, then the markdown body (runlore-mcp.md, Knowledge-base tools).
+//! lines, then the markdown body (docs/kb.md, "An entry").
 //!
 //! Every frontmatter field is optional, unknown keys are ignored, and scalar
 //! values keep their text as written (`last_validated: 2024-05-01` stays

@@ -1,5 +1,5 @@
 //! The knowledge-base catalog: OKF markdown entries indexed with tantivy
-//! (runlore-mcp.md, issue 6). The `kb_search` and `kb_get` tools over it are
+//! (docs/kb.md). The `kb_search` and `kb_get` tools over it are
 //! in `tools::kb`, their renderings in `render::kb`.
 //!
 //! - [`entry`]: one entry (frontmatter fields and body) and why a file is not one.

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::clean::Cleaner;
 use super::client::Session;
-use crate::config::McpServerSettings;
+use crate::config::{McpServerSettings, McpSettings};
 use crate::tool::{ToolAnnotations, ToolDefinition};
 
 /// Most `tools/list` pages read from one server; the rest is left out with a
@@ -71,6 +71,82 @@ pub(crate) async fn list_pages(session: &Session) -> Result<Listed, rmcp::Servic
     Ok(listed)
 }
 
+/// How much one server may add to `tools/list` (`mcp.max_tools_per_server`,
+/// `mcp.max_tool_bytes_per_server`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ListBounds {
+    /// Most tools.
+    pub max_tools: usize,
+    /// Most bytes of definitions, serialized as `tools/list` shows them.
+    pub max_bytes: usize,
+}
+
+impl ListBounds {
+    /// The bounds `mcp` sets.
+    pub(crate) fn of(mcp: &McpSettings) -> Self {
+        Self {
+            max_tools: mcp.max_tools_per_server,
+            max_bytes: mcp.max_tool_bytes_per_server,
+        }
+    }
+}
+
+/// Most dropped tools a warning names (then `and N more`).
+const MAX_DROPPED_NAMED: usize = 20;
+
+/// The tools left out by the bounds, for the warning that names them.
+#[derive(Debug, Default)]
+struct Dropped {
+    by_count: Vec<String>,
+    by_bytes: Vec<String>,
+}
+
+impl Dropped {
+    /// `a, b, … and N more`.
+    fn named(names: &[String]) -> String {
+        let shown: Vec<String> = names
+            .iter()
+            .take(MAX_DROPPED_NAMED)
+            .map(|n| format!("{:?}", shown(n)))
+            .collect();
+        let more = names.len().saturating_sub(MAX_DROPPED_NAMED);
+        if more > 0 {
+            format!("{} and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    }
+
+    /// One warning per bound that dropped tools, naming them.
+    fn warnings(&self, bounds: ListBounds, out: &mut Vec<String>) {
+        let why = [
+            (
+                &self.by_count,
+                format!(
+                    "the server offers more than {} tools ({})",
+                    bounds.max_tools,
+                    crate::config::SettingKey::McpMaxToolsPerServer
+                ),
+            ),
+            (
+                &self.by_bytes,
+                format!(
+                    "the server's tool definitions pass {} bytes ({})",
+                    bounds.max_bytes,
+                    crate::config::SettingKey::McpMaxToolBytesPerServer
+                ),
+            ),
+        ];
+        for (names, bound) in why.iter().filter(|(names, _)| !names.is_empty()) {
+            out.push(format!(
+                "{bound}; dropped {} tools: {}",
+                names.len(),
+                Self::named(names)
+            ));
+        }
+    }
+}
+
 /// The tools registered from one server, and the warnings to log.
 #[derive(Debug, Default)]
 pub(crate) struct Selected {
@@ -82,8 +158,19 @@ pub(crate) struct Selected {
 /// tool that is not allowlisted is never registered; one whose name or
 /// schema Herald cannot serve is skipped with a warning; an allowlisted name
 /// the server does not offer gets a warning.
-pub(crate) fn select(server: &McpServerSettings, listed: Listed, cleaner: &Cleaner) -> Selected {
+/// The first `bounds.max_tools` servable tools, up to the first whose
+/// definition would pass `bounds.max_bytes`, are registered; the others are
+/// dropped, one warning naming them (a tool past a bound is not even
+/// cleaned).
+pub(crate) fn select(
+    server: &McpServerSettings,
+    listed: Listed,
+    cleaner: &Cleaner,
+    bounds: ListBounds,
+) -> Selected {
     let mut selected = Selected::default();
+    let mut dropped = Dropped::default();
+    let mut bytes = 0usize;
     if listed.capped {
         selected.warnings.push(format!(
             "tools/list still had more pages after {MAX_LIST_PAGES}; keeping the {} tools found so far",
@@ -106,18 +193,37 @@ pub(crate) fn select(server: &McpServerSettings, listed: Listed, cleaner: &Clean
             ));
             continue;
         }
+        if bytes > bounds.max_bytes {
+            dropped.by_bytes.push(remote_name);
+            continue;
+        }
+        if selected.tools.len() >= bounds.max_tools {
+            dropped.by_count.push(remote_name);
+            continue;
+        }
         match definition(&server.name, &tool, cleaner) {
-            Ok(definition) => selected.tools.push(RemoteTool {
-                definition,
-                server: server.name.clone(),
-                remote_name,
-            }),
+            Ok(definition) => {
+                let size = serde_json::to_vec(&definition).map_or(usize::MAX, |v| v.len());
+                if bytes.saturating_add(size) > bounds.max_bytes {
+                    // This one and every later one: none is cleaned.
+                    bytes = usize::MAX;
+                    dropped.by_bytes.push(remote_name);
+                    continue;
+                }
+                bytes += size;
+                selected.tools.push(RemoteTool {
+                    definition,
+                    server: server.name.clone(),
+                    remote_name,
+                });
+            }
             Err(why) => selected.warnings.push(format!(
                 "skipping the tool {:?}: {why}",
                 shown(&remote_name)
             )),
         }
     }
+    dropped.warnings(bounds, &mut selected.warnings);
     if let Some(allow) = &server.tools {
         for name in allow.iter().filter(|n| !seen.contains(*n)) {
             selected.warnings.push(format!(
@@ -380,6 +486,7 @@ mod tests {
             &server(Some(&["search", "get", "missing"])),
             listed,
             &Cleaner::default(),
+            BOUNDS,
         );
         let names: Vec<&str> = s.tools.iter().map(|t| t.definition.name.as_str()).collect();
         assert_eq!(names, ["runbooks__search", "runbooks__get"]);
@@ -399,8 +506,50 @@ mod tests {
                 capped: true,
             },
             &Cleaner::default(),
+            BOUNDS,
         );
         assert_eq!(all.tools.len(), 2);
         assert!(all.warnings[0].contains("more pages after 16"));
+    }
+
+    const BOUNDS: ListBounds = ListBounds {
+        max_tools: 128,
+        max_bytes: 256 * 1024,
+    };
+
+    #[test]
+    fn a_server_adds_at_most_its_bounds_and_the_dropped_are_named() {
+        let many = || Listed {
+            tools: (0..10_000).map(|i| tool(&format!("t{i}"))).collect(),
+            pages: 1,
+            capped: false,
+        };
+        let s = select(&server(None), many(), &Cleaner::default(), BOUNDS);
+        assert_eq!(s.tools.len(), 128);
+        assert_eq!(s.tools[127].remote_name, "t127");
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(
+            s.warnings[0].starts_with(&format!(
+                "the server offers more than 128 tools ({}); dropped 9872 tools: \"t128\", \"t129\"",
+                crate::config::SettingKey::McpMaxToolsPerServer
+            )) && s.warnings[0].ends_with("and 9852 more"),
+            "{}",
+            s.warnings[0]
+        );
+        let one = serde_json::to_vec(&s.tools[0].definition).unwrap().len();
+        let by_bytes = ListBounds {
+            max_tools: 128,
+            max_bytes: one * 3 + one / 2,
+        };
+        let s = select(&server(None), many(), &Cleaner::default(), by_bytes);
+        assert_eq!(s.tools.len(), 3);
+        assert!(
+            s.warnings.iter().any(|w| w.contains(&format!(
+                "({}); dropped 9997 tools: \"t3\"",
+                crate::config::SettingKey::McpMaxToolBytesPerServer
+            ))),
+            "{:?}",
+            s.warnings
+        );
     }
 }

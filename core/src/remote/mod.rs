@@ -120,6 +120,8 @@ struct Inner {
     generation: AtomicU64,
     /// One discovery at a time.
     discovering: tokio::sync::Mutex<()>,
+    /// How much one server may add to `tools/list`.
+    bounds: discovery::ListBounds,
 }
 
 struct Server {
@@ -182,6 +184,7 @@ impl RemoteTools {
                 caps: caps.clone(),
                 generation: AtomicU64::new(0),
                 discovering: tokio::sync::Mutex::new(()),
+                bounds: discovery::ListBounds::of(mcp),
             }),
         })
     }
@@ -223,8 +226,9 @@ impl RemoteTools {
         let before = self.definitions();
         let timeout = self.inner.discovery_timeout;
         let cleaner = &self.inner.cleaner;
+        let bounds = self.inner.bounds;
         let runs = self.inner.servers.iter().map(|server| async move {
-            match tokio::time::timeout(timeout, discover_server(server, cleaner)).await {
+            match tokio::time::timeout(timeout, discover_server(server, cleaner, bounds)).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(Failure::new(
                     format!(
@@ -529,10 +533,11 @@ enum SessionError {
 async fn discover_server(
     server: &Server,
     cleaner: &Cleaner,
+    bounds: discovery::ListBounds,
 ) -> Result<(Session, discovery::Selected), Failure> {
     let mut attempt = 0;
     loop {
-        match discover_once(server, cleaner).await {
+        match discover_once(server, cleaner, bounds).await {
             Ok(found) => return Ok(found),
             Err(f) if f.transient && attempt < DISCOVERY_RETRIES => {
                 let pause =
@@ -549,6 +554,7 @@ async fn discover_server(
 async fn discover_once(
     server: &Server,
     cleaner: &Cleaner,
+    bounds: discovery::ListBounds,
 ) -> Result<(Session, discovery::Selected), Failure> {
     let session = client::connect(&server.settings, &server.http).await?;
     let listed = discovery::list_pages(&session)
@@ -556,6 +562,6 @@ async fn discover_once(
         .map_err(|e| Failure::from_error(&e, &server.settings))?;
     Ok((
         session,
-        discovery::select(&server.settings, listed, cleaner),
+        discovery::select(&server.settings, listed, cleaner, bounds),
     ))
 }

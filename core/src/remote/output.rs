@@ -2,17 +2,22 @@
 //! fenced, [`super::clean`]) under the same output caps as Herald's own
 //! tools, and failures as tool errors.
 
-use rmcp::model::{CallToolResult, ErrorData};
+use std::borrow::Cow;
+
+use rmcp::model::{CallToolResult, ContentBlock, ErrorData, ResourceContents};
 use serde_json::Value;
 
 use super::clean::{Cleaner, Fence};
 use crate::config::OutputSettings;
-use crate::render::caps::{Identifiers, cap_json};
-use crate::render::{Text, text};
+use crate::render::caps::{Identifiers, cap_json, prefix_chars};
+use crate::render::{Text, shown, text};
 use crate::tool::RenderedOutput;
 
 /// Longest JSON-RPC error message of a remote server kept, in characters.
 const MAX_ERROR_MESSAGE_CHARS: usize = 1000;
+
+/// Longest URI or MIME type named in the note for a block not shown.
+const MAX_NOTE_CHARS: usize = 200;
 
 /// Which remote tool answered, and the pass its answer goes through.
 pub(crate) struct Origin<'a> {
@@ -25,6 +30,64 @@ pub(crate) struct Origin<'a> {
     pub cleaner: &'a Cleaner,
 }
 
+/// Characters of a remote text kept before it is cleaned: twice the cap and
+/// a margin, so a credential or a fence marker across the final cut is
+/// still seen whole by the cleaning, and the cleaning's cost is bounded by
+/// the cap, not by what the server sent.
+fn kept_chars(caps: &OutputSettings) -> usize {
+    caps.max_chars.saturating_mul(2).saturating_add(1024)
+}
+
+/// The caps a remote JSON value is cut to before it is cleaned (the final
+/// caps, with the same margin as [`kept_chars`]).
+fn caps_before_cleaning(caps: &OutputSettings) -> OutputSettings {
+    OutputSettings {
+        max_chars: kept_chars(caps),
+        max_value_chars: caps.max_value_chars.saturating_mul(2).saturating_add(64),
+        ..caps.clone()
+    }
+}
+
+/// A remote JSON value cut with a margin, cleaned, then capped like
+/// Herald's own JSON answers: the cleaning never sees more than the caps
+/// allow, however large the value.
+fn cleaned_json(value: Value, caps: &OutputSettings, cleaner: &Cleaner) -> String {
+    let mut value = cap_json(value, &caps_before_cleaning(caps), &Identifiers::NONE);
+    cleaner.json(&mut value);
+    let capped = cap_json(value, caps, &Identifiers::NONE);
+    serde_json::to_string(&capped).unwrap_or_default()
+}
+
+/// Texts joined with line breaks, kept to `budget` characters: what was
+/// left out is counted, not copied.
+#[derive(Debug, Default)]
+struct Kept {
+    text: String,
+    chars: usize,
+    /// Characters left out past the budget.
+    more: usize,
+}
+
+impl Kept {
+    /// Appends `part` on a line of its own; whether it was kept whole.
+    fn push(&mut self, part: &str, budget: usize) -> bool {
+        let sep = usize::from(!self.text.is_empty());
+        let room = budget.saturating_sub(self.chars + sep);
+        let head = prefix_chars(part, room);
+        let whole = head.len() == part.len();
+        if sep == 1 && (room > 0 || !head.is_empty()) {
+            self.text.push('\n');
+            self.chars += 1;
+        }
+        self.text.push_str(head);
+        self.chars += room.min(head.chars().count());
+        if !whole {
+            self.more += sep + part[head.len()..].chars().count();
+        }
+        whole
+    }
+}
+
 /// The answer of a remote tool, cleaned and fenced as untrusted data, cut to
 /// `max_chars` (the fence's closing line kept): its text blocks (embedded
 /// text resources by their text, other blocks named, not inlined), then its
@@ -33,37 +96,49 @@ pub(crate) struct Origin<'a> {
 /// never passed on: hosts that show it (Claude Code, Codex, opencode:
 /// docs/hosts.md) would show it outside the fence. A remote error is
 /// `[remote-error]`, the fenced text, and a `next:` line.
+///
+/// The texts are cut (with a margin, [`kept_chars`]) before they are
+/// cleaned, and read in place: an answer of any size costs about the cap,
+/// besides the answer itself.
 pub(crate) fn rendered(
     result: CallToolResult,
     caps: &OutputSettings,
     origin: &Origin<'_>,
 ) -> RenderedOutput {
     let is_error = result.is_error == Some(true);
-    let mut parts: Vec<String> = Vec::new();
-    let mut texts_as_json: Vec<Value> = Vec::new();
+    let budget = kept_chars(caps);
+    let structured = result.structured_content.filter(|v| !v.is_null());
+    let mut kept = Kept::default();
+    let mut blank = true;
+    let mut holds_structured = false;
     for block in &result.content {
-        let value = serde_json::to_value(block).unwrap_or(Value::Null);
-        let part = block_text(&value);
-        if let Ok(json) = serde_json::from_str::<Value>(&part) {
-            texts_as_json.push(json);
+        let part = block_text(block);
+        blank &= part.trim().is_empty();
+        let whole = kept.push(&part, budget);
+        // A text cut short is not the structured content.
+        if let Some(structured) = &structured
+            && whole
+            && !holds_structured
+        {
+            holds_structured = same_json(&Value::String(part.to_string()), structured)
+                || serde_json::from_str::<Value>(&part).is_ok_and(|j| same_json(&j, structured));
         }
-        texts_as_json.push(Value::String(part.clone()));
-        parts.push(part);
     }
-    if let Some(mut structured) = result.structured_content.filter(|v| !v.is_null())
-        && !texts_as_json.iter().any(|t| same_json(t, &structured))
+    drop(result.content);
+    if let Some(structured) = structured
+        && !holds_structured
     {
-        origin.cleaner.json(&mut structured);
-        let capped = cap_json(structured, caps, &Identifiers::NONE);
-        let json = serde_json::to_string(&capped).unwrap_or_default();
-        if parts.iter().all(|p| p.trim().is_empty()) {
-            parts = vec![json];
+        let json = cleaned_json(structured, caps, origin.cleaner);
+        if blank {
+            kept = Kept::default();
+            kept.push(&json, budget);
         } else {
-            parts.push(format!("structuredContent: {json}"));
+            let line = format!("structuredContent: {json}");
+            kept.push(&line, budget);
         }
     }
-    let mut text = parts.join("\n");
-    if text.trim().is_empty() {
+    let Kept { mut text, more, .. } = kept;
+    if text.trim().is_empty() && more == 0 {
         text = if is_error {
             "the remote tool failed without a message".into()
         } else {
@@ -85,7 +160,7 @@ pub(crate) fn rendered(
         };
     }
     RenderedOutput {
-        text: text::cut(&answer, caps.max_chars),
+        text: text::cut_more(&shown(answer), caps.max_chars, more),
         is_error,
         structured: None,
     }
@@ -98,17 +173,10 @@ pub(crate) fn refusal(
     caps: &OutputSettings,
     origin: &Origin<'_>,
 ) -> RenderedOutput {
-    let message: String = error
-        .message
-        .chars()
-        .take(MAX_ERROR_MESSAGE_CHARS)
-        .collect();
-    let mut body = origin.cleaner.text(&message);
+    let message = prefix_chars(&error.message, MAX_ERROR_MESSAGE_CHARS);
+    let mut body = origin.cleaner.text(message);
     if let Some(data) = error.data.as_ref().filter(|d| !d.is_null()) {
-        let mut data = data.clone();
-        origin.cleaner.json(&mut data);
-        let capped = cap_json(data, caps, &Identifiers::NONE);
-        let json = serde_json::to_string(&capped).unwrap_or_default();
+        let json = cleaned_json(data.clone(), caps, origin.cleaner);
         body.push_str("\ndata: ");
         body.push_str(&origin.cleaner.text(&json));
     }
@@ -125,7 +193,7 @@ pub(crate) fn refusal(
         ),
     };
     RenderedOutput {
-        text: text::cut(&answer, caps.max_chars),
+        text: text::cut(&shown(answer), caps.max_chars),
         is_error: true,
         structured: None,
     }
@@ -142,29 +210,33 @@ fn same_json(text: &Value, structured: &Value) -> bool {
             .is_some_and(|o| o.len() == 1 && o.get("result") == Some(text))
 }
 
-/// One content block as text: text blocks as they are, embedded text
-/// resources by their text, anything else by a short note.
-fn block_text(block: &Value) -> String {
-    let kind = block["type"].as_str().unwrap_or("unknown");
-    match kind {
-        "text" => block["text"].as_str().unwrap_or_default().to_string(),
-        "resource" => {
-            let r = &block["resource"];
-            match r["text"].as_str() {
-                Some(t) => t.to_string(),
-                None => format!(
-                    "[resource {} ({}) not shown]",
-                    r["uri"].as_str().unwrap_or("?"),
-                    r["mimeType"].as_str().unwrap_or("binary")
-                ),
-            }
-        }
-        "resource_link" => format!("[resource link: {}]", block["uri"].as_str().unwrap_or("?")),
-        "image" | "audio" => format!(
-            "[{kind} ({}) not shown]",
-            block["mimeType"].as_str().unwrap_or("?")
-        ),
-        other => format!("[{other} content not shown]"),
+/// One content block as text, read in place: text blocks as they are,
+/// embedded text resources by their text, anything else by a short note.
+fn block_text(block: &ContentBlock) -> Cow<'_, str> {
+    match block {
+        ContentBlock::Text(t) => Cow::Borrowed(&t.text),
+        ContentBlock::Resource(r) => match &r.resource {
+            ResourceContents::TextResourceContents { text, .. } => Cow::Borrowed(text),
+            ResourceContents::BlobResourceContents { uri, mime_type, .. } => Cow::Owned(format!(
+                "[resource {} ({}) not shown]",
+                prefix_chars(uri, MAX_NOTE_CHARS),
+                prefix_chars(mime_type.as_deref().unwrap_or("binary"), MAX_NOTE_CHARS)
+            )),
+            _ => Cow::Borrowed("[resource content not shown]"),
+        },
+        ContentBlock::ResourceLink(link) => Cow::Owned(format!(
+            "[resource link: {}]",
+            prefix_chars(&link.uri, MAX_NOTE_CHARS)
+        )),
+        ContentBlock::Image(i) => Cow::Owned(format!(
+            "[image ({}) not shown]",
+            prefix_chars(&i.mime_type, MAX_NOTE_CHARS)
+        )),
+        ContentBlock::Audio(a) => Cow::Owned(format!(
+            "[audio ({}) not shown]",
+            prefix_chars(&a.mime_type, MAX_NOTE_CHARS)
+        )),
+        _ => Cow::Borrowed("[unknown content not shown]"),
     }
 }
 

@@ -1,4 +1,4 @@
-//! The output caps (herald.md, Output size): `max_chars` for a whole output,
+//! The output caps (docs/tools.md, "Output caps"): `max_chars` for a whole output,
 //! `max_items` for a list, `max_value_chars` for one value. Every cut is
 //! marked, never inside a UTF-8 character; a capped JSON answer is still valid
 //! JSON and lists its cuts under `cuts`.

@@ -25,7 +25,7 @@ fn put(map: &mut Map<String, Value>, key: &str, value: &Option<String>) {
 /// `alert_resource` (after `resource`), `timestamp` and `fingerprint`.
 ///
 /// A search hit always carries `description`, `resource` and `tags` (empty
-/// when the entry has none: runlore-mcp.md lists them as returned); a whole
+/// when the entry has none, so a hit's shape never varies); a whole
 /// entry (`kb_get`) has the fields its frontmatter has.
 fn entry_fields(entry: &KbEntry, whole: bool) -> Map<String, Value> {
     let mut map = Map::new();

@@ -11,6 +11,7 @@
 
 pub mod agent;
 pub mod caps;
+pub mod escape;
 pub mod kb;
 pub mod provenance;
 pub mod reads;
@@ -83,12 +84,14 @@ pub fn finish<T: Into<Text>>(
 ) -> RenderedOutput {
     match format {
         OutputFormat::Text => RenderedOutput {
-            text: text::cut(&text().into(), caps.max_chars),
+            text: text::cut(&shown(text().into()), caps.max_chars),
             is_error: false,
-            structured: caps.schemas.then(|| caps::cap_json(json(), caps, ids)),
+            structured: caps
+                .schemas
+                .then(|| caps::cap_json(shown_json(json()), caps, ids)),
         },
         OutputFormat::Json => {
-            let value = caps::cap_json(json(), caps, ids);
+            let value = caps::cap_json(shown_json(json()), caps, ids);
             RenderedOutput {
                 text: serde_json::to_string(&value).unwrap_or_default(),
                 is_error: false,
@@ -96,6 +99,30 @@ pub fn finish<T: Into<Text>>(
             }
         }
     }
+}
+
+/// A text answer with every hidden character escaped ([`escape::text`]):
+/// the renderers escape each value and line; this catches any they missed.
+pub fn shown(text: Text) -> Text {
+    let part = |s: String| {
+        let escaped = match escape::text(&s) {
+            std::borrow::Cow::Owned(o) => Some(o),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        escaped.unwrap_or(s)
+    };
+    Text {
+        head: part(text.head),
+        body: part(text.body),
+        footer: part(text.footer),
+    }
+}
+
+/// A JSON answer with every hidden character of its strings and keys
+/// escaped ([`escape::json`]).
+fn shown_json(mut value: Value) -> Value {
+    escape::json(&mut value);
+    value
 }
 
 /// A Revision id cut to 12 hex digits and `...` (ids of 12 characters or less,
@@ -156,12 +183,14 @@ impl<'a> Lines<'a> {
         }
     }
 
-    /// Appends one line.
+    /// Appends one line, every hidden character in it escaped
+    /// ([`escape::line`]): a name or message from Keeper holding a line
+    /// break stays on this line.
     pub fn line(&mut self, line: impl AsRef<str>) {
         if !self.out.is_empty() {
             self.out.push('\n');
         }
-        self.out.push_str(line.as_ref());
+        self.out.push_str(&escape::line(line.as_ref()));
     }
 
     /// Appends the lines of at most `max_items` items, then `... N more
@@ -228,16 +257,13 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// One value, compact: strings bare (line breaks escaped), other values as
-/// JSON; cut at `max_chars`.
+/// One value, compact: strings bare (line breaks and every other hidden
+/// character escaped, [`escape::value`]), other values as JSON (their
+/// hidden characters escaped too); cut at `max_chars`.
 pub fn value_text(v: &Value, max_chars: usize) -> String {
     let s = match v {
-        Value::String(s) => s
-            .replace('\\', "\\\\")
-            .replace('\n', "\\n")
-            .replace('\r', "\\r")
-            .replace('\t', "\\t"),
-        other => other.to_string(),
+        Value::String(s) => escape::value(s).into_owned(),
+        other => escape::line(&other.to_string()).into_owned(),
     };
     caps::cut_value(&s, max_chars)
 }

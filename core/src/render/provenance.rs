@@ -1,5 +1,5 @@
-//! Text renderings of provenance: explain, history and lineage (herald.md,
-//! History and lineage).
+//! Text renderings of provenance: explain, history and lineage (docs/tools.md,
+//! `lorebase_history` and `lorebase_lineage`).
 
 use serde_json::Value;
 

@@ -234,7 +234,7 @@ pub fn link(k: &Link) -> String {
     format!("{} -{}-> {}", k.from, k.relation, k.to)
 }
 
-/// `lorebase_resolve`, as herald.md's "From words to counts" shows it.
+/// `lorebase_resolve`, as docs/tools.md's `lorebase_resolve` example shows it.
 pub fn resolve(r: &ResolveResponse, caps: &OutputSettings) -> Text {
     let mut l = Lines::new(caps);
     l.line(format!(
@@ -316,7 +316,7 @@ fn coverage(l: &mut Lines<'_>, signals: &[CoverageSignal]) {
     });
 }
 
-/// `lorebase_query`, in herald.md's order: the `count <Kind> <value>: <n>`
+/// `lorebase_query`, in docs/tools.md's order: the `count <Kind> <value>: <n>`
 /// lines, then the rows `ref "title" | attr=value` with their included
 /// neighbors; then a `rows: <shown> of <total> (rev <id>...)` footer,
 /// `next_cursor:` and the `coverage:` lines.

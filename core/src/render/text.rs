@@ -63,9 +63,16 @@ pub fn cut_text(text: &str, max_chars: usize) -> String {
 /// kept (the others are cut with the body); a last line too long alone is
 /// cut with the rest (the whole answer as one text).
 pub fn cut(text: &Text, max_chars: usize) -> String {
+    cut_more(text, max_chars, 0)
+}
+
+/// [`cut`] of a text whose body already lost `more` characters at its end
+/// (a remote answer cut before it was cleaned): the marker counts them too,
+/// and is there even when what is left fits.
+pub fn cut_more(text: &Text, max_chars: usize, more: usize) -> String {
     let whole = text.joined();
     let total = whole.chars().count();
-    if total <= max_chars {
+    if total <= max_chars && more == 0 {
         return whole;
     }
     if !text.head.is_empty() {
@@ -76,21 +83,21 @@ pub fn cut(text: &Text, max_chars: usize) -> String {
         };
         let room = max_chars.saturating_sub(text.head.chars().count() + 1);
         // The head is kept when the marker still fits after it.
-        if room > marker(total).chars().count() + text.footer.chars().count() {
-            return format!("{}\n{}", text.head, cut(&rest, room));
+        if room > marker(total + more).chars().count() + text.footer.chars().count() {
+            return format!("{}\n{}", text.head, cut_more(&rest, room, more));
         }
         let merged = Text {
             head: String::new(),
             body: format!("{}\n{}", text.head, text.body),
             footer: text.footer.clone(),
         };
-        return cut(&merged, max_chars);
+        return cut_more(&merged, max_chars, more);
     }
     if text.footer.is_empty() || text.body.is_empty() {
-        return cut_body(&whole, max_chars, total);
+        return cut_body(&whole, max_chars, total, more);
     }
     // The body's marker is bounded by the one naming every character.
-    let marker_len = marker(total).chars().count();
+    let marker_len = marker(total + more).chars().count();
     // A footer too long to keep whole with the marker keeps its last lines
     // (the cursor and coverage come last); the others join the body.
     let mut split = 0;
@@ -100,11 +107,11 @@ pub fn cut(text: &Text, max_chars: usize) -> String {
         if room >= marker_len {
             let body = format!("{}{}", text.body, &text.footer[..split]);
             let body = body.trim_end_matches('\n');
-            return format!("{}\n{footer}", cut_body(body, room, total));
+            return format!("{}\n{footer}", cut_body(body, room, total, more));
         }
         match footer.find('\n') {
             Some(nl) => split += nl + 1,
-            None => return cut_body(&whole, max_chars, total),
+            None => return cut_body(&whole, max_chars, total, more),
         }
     }
 }
@@ -114,15 +121,19 @@ pub fn cut(text: &Text, max_chars: usize) -> String {
 /// at a line end when one is in the second half of what is kept; a line cut
 /// inside ends with `...` (a value cut short is never shown as whole).
 /// `bound` is at least the count the marker will name (it sizes the
-/// marker).
-fn cut_body(text: &str, max_chars: usize, bound: usize) -> String {
+/// marker); `more` characters were cut from the end of `text` before.
+fn cut_body(text: &str, max_chars: usize, bound: usize, more: usize) -> String {
     let total = text.chars().count();
-    if total <= max_chars {
+    if total <= max_chars && more == 0 {
         return text.to_string();
     }
-    let budget = max_chars.saturating_sub(marker(bound.max(total)).chars().count());
+    let budget = max_chars.saturating_sub(marker(bound.max(total) + more).chars().count());
     let kept = prefix_chars(text, budget);
+    // All of `text` fits only when characters were cut before (`more`).
+    let whole = kept.len() == text.len();
     let (kept, inside) = match kept.rfind('\n') {
+        _ if whole && text.ends_with('\n') => (kept, false),
+        _ if whole && total + INSIDE.len() <= budget => (kept, true),
         Some(nl) if kept[..nl].chars().count() * 2 >= budget => (&kept[..nl], false),
         _ => (
             prefix_chars(text, budget.saturating_sub(INSIDE.len())),
@@ -130,7 +141,7 @@ fn cut_body(text: &str, max_chars: usize, bound: usize) -> String {
         ),
     };
     let kept = kept.trim_end_matches('\n');
-    let omitted = total - kept.chars().count();
+    let omitted = total - kept.chars().count() + more;
     if kept.is_empty() {
         let line = marker(omitted);
         let line = line.trim_start();
@@ -288,6 +299,46 @@ mod tests {
         for max in [0, 1, 10, 60, 99, 150] {
             assert!(cut(&text, max).chars().count() <= max, "{max}");
         }
+    }
+
+    #[test]
+    fn characters_cut_before_are_counted_and_marked() {
+        let text = Text {
+            head: "<fence>".into(),
+            body: "x".repeat(500),
+            footer: "</fence>".into(),
+        };
+        let out = cut_more(&text, 300, 1000);
+        assert!(out.chars().count() <= 300, "{out}");
+        let body = out.split('\n').nth(1).unwrap();
+        let omitted: usize = out
+            .split("[truncated: ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            body.trim_end_matches('.').chars().count() + omitted,
+            1500,
+            "{out}"
+        );
+        assert!(out.ends_with("]\n</fence>"), "{out}");
+        // What is left fits: still marked, the line ending in `...`.
+        let out = cut_more(
+            &Text {
+                body: "short".into(),
+                ..text
+            },
+            300,
+            7,
+        );
+        assert_eq!(
+            out,
+            "<fence>\nshort...\n[truncated: 7 more chars; narrow the request, lower `limit` or page with `cursor`]\n</fence>"
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
 """The package's layers: the adapters depend on the Herald API, never the other way
-round (issue 15), so the core modules import no adapter, not even lazily."""
+round, so the core modules import no adapter, not even lazily."""
 
 from __future__ import annotations
 

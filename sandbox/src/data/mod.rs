@@ -3,7 +3,6 @@
 //! history), compiled into a [`DomainDef`] and its first Revisions.
 
 mod generate;
-pub(crate) mod load;
 
 use std::collections::BTreeMap;
 
@@ -386,5 +385,44 @@ impl OperationSpec {
             parameters: self.parameters.clone(),
             review_policy: self.review_policy.into(),
         }
+    }
+}
+
+impl AttributeSpec {
+    /// Whether a value fits an attribute's type (`null` never does).
+    pub(crate) fn type_error(&self, v: &Value) -> Option<String> {
+        let ok = match self.type_name.as_str() {
+            "string" => v.is_string(),
+            "integer" => v.is_i64() || v.is_u64(),
+            "number" => v.is_number(),
+            "boolean" => v.is_boolean(),
+            "date" => v
+                .as_str()
+                .is_some_and(|s| s.len() == 10 && crate::clock::parse_date(s).is_some()),
+            "datetime" => v
+                .as_str()
+                .is_some_and(|s| s.len() >= 20 && crate::clock::parse_date(s).is_some()),
+            "enum" => v
+                .as_str()
+                .is_some_and(|s| self.values.iter().any(|x| x == s)),
+            "list<string>" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+            _ => false,
+        };
+        if !ok {
+            return Some(match self.type_name.as_str() {
+                "enum" => format!("must be one of {}", self.values.join(", ")),
+                t => format!("must be a {t}"),
+            });
+        }
+        if let Some(x) = v.as_f64()
+            && (self.min.is_some_and(|m| x < m) || self.max.is_some_and(|m| x > m))
+        {
+            return Some(format!(
+                "must be between {} and {}",
+                self.min.map_or("-inf".into(), |m| m.to_string()),
+                self.max.map_or("inf".into(), |m| m.to_string())
+            ));
+        }
+        None
     }
 }

@@ -7,7 +7,7 @@ use herald_core::keeper::model::{Edit, Issue, RecordRef};
 use serde_json::{Map, Value};
 
 use super::ReadView;
-use crate::data::{AttributeSpec, KindSpec, load::type_error};
+use crate::data::{AttributeSpec, KindSpec};
 use crate::problem::{ApiError, ApiResult};
 use crate::store::{ChangeSet, PendingChange, diff_changes};
 
@@ -44,7 +44,7 @@ fn param_type_ok(type_name: &str, v: &Value) -> bool {
         min: None,
         max: None,
     };
-    type_name == "enum" || type_error(&spec, v).is_none()
+    type_name == "enum" || spec.type_error(v).is_none()
 }
 
 /// Plans a run.
@@ -186,7 +186,7 @@ pub(crate) fn plan(view: &ReadView, op: &str, params: &Map<String, Value>) -> Ap
                 if spec.required {
                     violations.push(issue(path, "is required and cannot be removed"));
                 }
-            } else if let Some(e) = type_error(spec, v) {
+            } else if let Some(e) = spec.type_error(v) {
                 violations.push(issue(path, e));
             }
         }

@@ -30,7 +30,7 @@ pub(crate) fn shown_entry(
 }
 
 /// Per attribute, its value (masked when needed) and last change, in the
-/// order the Kind declares its attributes (herald.md's lineage example).
+/// order the Kind declares its attributes (docs/tools.md, `lorebase_lineage`).
 pub(crate) fn attribute_lineage(
     view: &ReadView,
     rec: &StoredRecord,

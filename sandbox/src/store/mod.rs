@@ -2,6 +2,7 @@
 //! the Domain it leads to (Records with their provenance, and Links).
 
 pub(crate) mod domain;
+pub(crate) mod load;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;

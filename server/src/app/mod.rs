@@ -1,18 +1,20 @@
 //! Putting it together: the settings, the toolbox and the tools' MCP form of one
 //! Herald ([`Herald`]), and serving it on the configured transport.
 
+mod launch;
 pub(crate) mod remote_refresh;
 pub mod shutdown;
+
+pub(crate) use launch::{LaunchOptions, load_settings, load_settings_with};
 use std::path::Path;
 use std::sync::Arc;
 
 use herald_core::config::SettingKey;
-use herald_core::config::{CONFIG_FILE_VAR, Settings, Transport, process_env};
-use herald_core::tools::{Audience, ToolView, Toolbox};
+use herald_core::config::{Settings, Transport};
+use herald_core::tools::{Audience, ToolOrigin, ToolView, Toolbox};
 use rmcp::ServiceExt;
 
 use crate::app::shutdown::Shutdown;
-use crate::cli::Cli;
 use crate::error::ServerError;
 use crate::http;
 use crate::http::connection::heap_trim::HeapTrims;
@@ -94,46 +96,16 @@ impl Herald {
         self.toolbox.view(None, Audience::OneAgent)
     }
 
+    /// Whether any Lorebase tool is served, so calls reach Keeper (not in
+    /// `kb DIR` mode, nor with `tools.allow` naming only KB or remote tools).
+    pub fn calls_keeper(&self) -> bool {
+        self.view().serves(ToolOrigin::Lorebase)
+    }
+
     /// The MCP handler for `auth`.
     pub fn handler(&self, auth: CallerAuth) -> HeraldServer {
         HeraldServer::new(self.toolbox.clone(), self.tools.clone(), auth)
     }
-}
-
-/// Loads the settings: the process environment, the file named by
-/// `--config` or `LOREBASE_CONFIG`, then the flags. In KB-only mode
-/// (`kb DIR`) a settings file that does not exist is skipped; one that
-/// exists must be valid.
-pub(crate) fn load_settings(cli: &Cli) -> Result<Settings, ServerError> {
-    load_settings_with(cli, &[])
-}
-
-/// [`load_settings`] with `extra` overrides (dotted key, value, source
-/// label) applied after the flags.
-pub(crate) fn load_settings_with(
-    cli: &Cli,
-    extra: &[(SettingKey, serde_json::Value, &str)],
-) -> Result<Settings, ServerError> {
-    let mut env = process_env();
-    if let Some(path) = &cli.flags.config {
-        env.insert(CONFIG_FILE_VAR.into(), path.to_string_lossy().into_owned());
-    }
-    if cli.kb_only()
-        && env
-            .get(CONFIG_FILE_VAR)
-            .is_some_and(|p| !p.trim().is_empty() && !Path::new(p).exists())
-    {
-        tracing::info!("KB-only mode: no settings file at {CONFIG_FILE_VAR}; using the defaults");
-        env.remove(CONFIG_FILE_VAR);
-    }
-    let mut overrides = cli.overrides();
-    for (key, value, label) in extra {
-        overrides.set(*key, value.clone(), label);
-    }
-    let settings = Settings::load_with_env(&env, &overrides)
-        .map_err(|e| ServerError::Settings(e.to_string()))?;
-    crate::logging::apply_settings(&settings)?;
-    Ok(settings)
 }
 
 /// Serves `herald` on the configured transport until the host goes away
@@ -208,7 +180,9 @@ async fn flush_spans(toolbox: &herald_core::tools::Toolbox) {
 
 /// stdio: protocol messages on stdin/stdout, logs on stderr.
 pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(), ServerError> {
-    if herald.settings.keeper.api_key.is_none() {
+    // Keeper is named only when a Lorebase tool is served: `kb DIR` never calls it.
+    let calls_keeper = herald.calls_keeper();
+    if calls_keeper && herald.settings.keeper.api_key.is_none() {
         tracing::info!(
             "no {} (LOREBASE_API_KEY): calls go to Keeper without a credential",
             SettingKey::KeeperApiKey
@@ -223,11 +197,12 @@ pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(
         let limits = crate::http::connection::state::ConnectionLimits::of(&herald.settings.http);
         tokio::spawn(metrics::serve(listener, endpoint, limits, shutdown.clone()));
     }
-    tracing::info!(
-        keeper = %herald.settings.keeper.base_url,
-        tools = herald.tools.names(&herald.view()).len(),
-        "serving MCP over stdio"
-    );
+    let tools = herald.tools.names(&herald.view()).len();
+    if calls_keeper {
+        tracing::info!(keeper = %herald.settings.keeper.base_url, tools, "serving MCP over stdio");
+    } else {
+        tracing::info!(tools, "serving MCP over stdio");
+    }
     let handler = herald.handler(CallerAuth::Configured);
     let running = match handler
         .serve_with_ct(StdioTransport::over_stdio(&shutdown), shutdown.token())
@@ -271,10 +246,14 @@ fn announce_http(herald: &Herald, addr: std::net::SocketAddr, url: &str) {
         ready["metrics"] = format!("http://{addr}{}", metrics::METRICS_PATH).into();
     }
     println!("LOREBASE_HERALD_READY {ready}");
-    crate::logging::notice(&format!(
-        "serving MCP on {url} (Keeper {})",
-        herald.settings.keeper.base_url
-    ));
+    crate::logging::notice(&if herald.calls_keeper() {
+        format!(
+            "serving MCP on {url} (Keeper {})",
+            herald.settings.keeper.base_url
+        )
+    } else {
+        format!("serving MCP on {url}")
+    });
     if herald.settings.http.allow_anonymous {
         tracing::warn!(
             "{} is on: calls without a credential reach Keeper as its anonymous user; keep this for local stacks only",

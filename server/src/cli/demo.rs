@@ -1,8 +1,9 @@
 //! `lorebase-herald demo`: starts the sandbox Keeper in-process (the sample
 //! Domains `supply` and `retail`, no authentication) and serves Herald on it,
-//! printing the ready-to-paste host configurations to stderr. When a person
-//! runs it in a terminal, it also shows a short tour: a few real tool calls
-//! and their outputs.
+//! printing the ready-to-paste host configurations, what to try and where it
+//! serves to stderr, whether or not stdin is a terminal. When a person runs it
+//! in a terminal, it also shows a short tour: a few real tool calls and their
+//! outputs.
 
 use std::io::IsTerminal;
 
@@ -55,7 +56,7 @@ pub(crate) async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerErr
     if cli.flags.domain.is_none() {
         extra.push((SettingKey::Domain, json!("supply"), "demo"));
     }
-    let herald = Herald::build(load_settings_with(cli, &extra)?)?;
+    let herald = Herald::build(load_settings_with(&cli.launch_options(), &extra)?)?;
     tracing::info!(keeper = %sandbox.url(), "demo: sandbox Keeper started (Domains supply and retail, no authentication)");
     let shutdown = Shutdown::on_signals();
     let signals = shutdown.clone();
@@ -65,10 +66,8 @@ pub(crate) async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerErr
                 eprint!("{}", stdio_configs(launcher));
                 if std::io::stdin().is_terminal() {
                     eprint!("{}", tour(&herald).await);
-                    eprintln!(
-                        "Serving MCP over stdio now (an MCP host sends JSON-RPC on stdin). Ctrl-C to stop."
-                    );
                 }
+                eprint!("{}", stdio_next_steps());
                 app::serve_stdio(&herald, shutdown).await?;
             }
             Transport::StreamableHttp => {
@@ -81,8 +80,8 @@ pub(crate) async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerErr
                 eprint!("{}", http_configs(&url));
                 if std::io::stdin().is_terminal() {
                     eprint!("{}", tour(&herald).await);
-                    eprintln!("Serving MCP on {url}. Ctrl-C to stop.");
                 }
+                eprint!("{}", http_next_steps(&url));
                 let handler = herald.handler(CallerAuth::HttpBearer {
                     allow_anonymous: true,
                 });
@@ -135,6 +134,53 @@ pub(crate) fn http_configs(url: &str) -> String {
         indent(&serde_json::to_string_pretty(&cursor).unwrap_or_default()),
         shell_quote(&vscode.to_string()),
     )
+}
+
+/// Questions to ask an agent connected to the demo (one per tour call).
+const QUESTIONS: [&str; 3] = [
+    "Who changed Supplier S-1001's risk score, and when?",
+    "Where does Supplier S-1001's risk score come from?",
+    "In retail, how many red shoes are there per brand?",
+];
+
+/// What to try and where it serves, over stdio: printed on stderr whether or
+/// not stdin is a terminal (a host or a script starting the demo sees it too).
+pub(crate) fn stdio_next_steps() -> String {
+    format!(
+        "What to try: once your host has started it, ask your agent\n{}\n\
+         Serving MCP over stdio now (an MCP host sends JSON-RPC on stdin). Ctrl-C to stop.\n",
+        questions()
+    )
+}
+
+/// What to try and where it serves, over Streamable HTTP: the questions, and
+/// two `curl` calls (the `Accept` header is required: without it the answer
+/// is 406).
+pub(crate) fn http_next_steps(url: &str) -> String {
+    let curl = |body: Value| {
+        format!(
+            "  curl -s {url} -H 'Content-Type: application/json' \\\n    \
+             -H 'Accept: application/json, text/event-stream' \\\n    -d {}\n",
+            shell_quote(&body.to_string())
+        )
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "curl", "version": "1"}}});
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "lorebase_get", "arguments": {"ref": "Supplier/S-1001"}}});
+    format!(
+        "What to try: connect your host (above) and ask your agent\n{}\n\
+         or call it with curl:\n{}{}\n\
+         Serving MCP on {url}. Ctrl-C to stop.\n",
+        questions(),
+        curl(initialize),
+        curl(get),
+    )
+}
+
+fn questions() -> String {
+    QUESTIONS.iter().map(|q| format!("  - {q}\n")).collect()
 }
 
 /// Runs the tour calls and renders them as a terminal session.
@@ -206,6 +252,19 @@ mod tests {
         );
         assert!(text.contains(r#""url": "http://127.0.0.1:8090/mcp""#));
         assert!(text.contains(r#""type":"http""#));
+    }
+
+    #[test]
+    fn next_steps_say_where_it_serves_and_what_to_try() {
+        let stdio = stdio_next_steps();
+        assert!(stdio.contains("Serving MCP over stdio now"));
+        assert!(stdio.contains("risk score"));
+        let http = http_next_steps("http://127.0.0.1:8090/mcp");
+        assert!(http.contains("Serving MCP on http://127.0.0.1:8090/mcp."));
+        assert!(http.contains("curl -s http://127.0.0.1:8090/mcp"));
+        assert!(http.contains("-H 'Accept: application/json, text/event-stream'"));
+        assert!(http.contains(r#""method":"tools/call""#));
+        assert_eq!(QUESTIONS.len(), tour_calls().len());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use rmcp::model::Tool;
 use tiktoken_rs::CoreBPE;
 
 /// The most tokens the 14 Lorebase tools and the two KB tools may cost
-/// together (issue 30: 6,220 for the 14 before it; docs/benchmarks.md).
+/// together (docs/benchmarks.md, "The tool list's size").
 pub(crate) const TOOL_LIST_BUDGET: usize = 4_000;
 
 /// One tool's share of the list.

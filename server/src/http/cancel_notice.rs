@@ -1,5 +1,5 @@
-//! `notifications/cancelled` over stateless Streamable HTTP (issue 36,
-//! item 1). Each POST is its own rmcp service there, and rmcp drops a
+//! `notifications/cancelled` over stateless Streamable HTTP. Each
+//! POST is its own rmcp service there, and rmcp drops a
 //! notification POST unread, so a client that cancels a call in a POST of
 //! its own (the TypeScript SDK does) would cancel nothing. The calls in
 //! flight are kept here ([`CallsInFlight`]) by caller and JSON-RPC id; such

@@ -1,9 +1,9 @@
 //! Log lines bound for stderr, written together every [`FLUSH_EVERY`]
 //! by a thread of their own, never on the calls' path and never blocking it.
 //!
-//! A tool call's audit line cost a stdio call 25-35 µs of its p50 on two
-//! cores when each line was a `write` (docs/benchmarks.md, issue 22). The
-//! state is a value: a [`LogWriter`] (the log layer's writer; clones share
+//! Writing each line with its own `write` adds to a stdio call's p50
+//! (docs/benchmarks.md, "Herald against the floor of its own
+//! architecture"). The state is a value: a [`LogWriter`] (the log layer's writer; clones share
 //! one buffer) and, while batching, the [`FlushGuard`] `run_cli` holds.
 //! Once [`LogWriter::batch`]ed, each whole line the log layer writes is
 //! appended to the writer's buffer; the writer thread (`herald-log-writer`)
@@ -13,7 +13,7 @@
 //! nothing to write). Dropping the guard, on every way out of `run_cli`
 //! (the second signal's too), writes what waits.
 //!
-//! A host may pipe stderr and never read it (issue 29): the pipe fills, and
+//! A host may pipe stderr and never read it: the pipe fills, and
 //! the writer's `write` blocks. The calls do not: lines keep arriving in the
 //! buffer until it holds [`MAX_PENDING_BYTES`]; past that a line is dropped
 //! and counted ([`LogWriter::dropped_total`], the metric

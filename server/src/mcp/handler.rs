@@ -18,7 +18,10 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::model::{DiscoverResult, Extensions, ProtocolVersion};
+use rmcp::model::{
+    DiscoverResult, Extensions, GetSkillRequestParams, GetSkillResult, ListSkillsResult,
+    ProtocolVersion,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
@@ -27,6 +30,7 @@ use crate::mcp::credential::{CallerAuth, oauth_caller};
 use crate::mcp::domain_hints::DomainHints;
 use crate::mcp::instructions::instructions;
 use crate::mcp::served_tools::ToolForms;
+use crate::mcp::skills::{Reader, ServedSkills, is_skill_uri};
 use crate::mcp::{completion, malformed_params, prompt, removed_methods, resources, views};
 
 /// The server's name in `serverInfo`.
@@ -64,6 +68,9 @@ struct Inner {
     /// The view serves Lorebase tools: resources, the prompt and completion
     /// are served (else KB-only: none of them).
     lorebase: bool,
+    /// Some skill is served (`crate::mcp::skills`): the skills extension
+    /// is declared, with the resources its files are read through.
+    skills: bool,
     /// The server instructions for what is served (`crate::mcp::instructions`).
     instructions: String,
     /// The Domain's words in the tools' search hints (`crate::mcp::domain_hints`).
@@ -102,12 +109,14 @@ impl HeraldServer {
         let kb = served.serves(ToolOrigin::Kb);
         let instructions = instructions(lorebase, kb, !toolbox.remote().is_empty());
         let hints = Arc::new(DomainHints::new(lorebase && auth == CallerAuth::Configured));
+        let skills = lorebase || kb;
         Self {
             inner: Arc::new(Inner {
                 toolbox,
                 tools,
                 auth,
                 lorebase,
+                skills,
                 instructions,
                 hints,
             }),
@@ -226,6 +235,16 @@ impl HeraldServer {
         }
     }
 
+    /// The skills served to a request: those of the tools its view admits.
+    fn skills_for(&self, context: &RequestContext<RoleServer>) -> ServedSkills {
+        let view = self.view(narrowing(context), Some(&context.extensions));
+        ServedSkills::new(&Reader {
+            lorebase: view.serves(ToolOrigin::Lorebase),
+            kb: view.serves(ToolOrigin::Kb),
+            admits: &|name| view.admits(name),
+        })
+    }
+
     /// The served tool called `name`, built-in or remote.
     fn served_tool(&self, name: &str) -> Option<Tool> {
         let remote = self.inner.toolbox.remote();
@@ -233,6 +252,16 @@ impl HeraldServer {
             .tools
             .served_tool(&self.view(None, None), remote, name)
     }
+}
+
+/// `capabilities` with the skills extension declared (SEP-2640; hosts that
+/// do not know it ignore the entry, and nothing else changes for them).
+fn skills_declared(capabilities: ServerCapabilities) -> ServerCapabilities {
+    let declared = ServerCapabilities::builder().enable_skills().build();
+    let mut capabilities = capabilities;
+    let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+    extensions.extend(declared.extensions.into_iter().flatten());
+    capabilities
 }
 
 /// The HTTP request of a call, when it came over Streamable HTTP.
@@ -341,14 +370,24 @@ impl ServerHandler for HeraldServer {
                 .enable_resources()
                 .enable_tools()
                 .build()
+        } else if self.inner.skills {
+            // KB-only: the knowledge-base tools, nothing that needs Keeper;
+            // resources only for the `kb` skill's files.
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_resources()
+                .enable_tools()
+                .build()
         } else {
-            // KB-only: the knowledge-base tools, nothing that needs Keeper.
             ServerCapabilities::builder()
                 .enable_logging()
                 .enable_tools()
                 .build()
         };
         let mut capabilities = capabilities;
+        if self.inner.skills {
+            capabilities = skills_declared(capabilities);
+        }
         if !self.inner.toolbox.remote().is_empty()
             && let Some(tools) = capabilities.tools.as_mut()
         {
@@ -436,6 +475,10 @@ impl ServerHandler for HeraldServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        if !self.inner.lorebase && self.inner.skills {
+            // KB-only: no Keeper resources; the skill files are read by URI.
+            return Ok(ListResourcesResult::with_all_items(Vec::new()));
+        }
         self.require_lorebase::<rmcp::model::ListResourcesRequestMethod>()?;
         let domain = self.inner.toolbox.settings().domain.as_deref();
         let mut listed = resources::listed(domain);
@@ -450,6 +493,9 @@ impl ServerHandler for HeraldServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        if !self.inner.lorebase && self.inner.skills {
+            return Ok(ListResourceTemplatesResult::with_all_items(Vec::new()));
+        }
         self.require_lorebase::<rmcp::model::ListResourceTemplatesRequestMethod>()?;
         Ok(ListResourceTemplatesResult::with_all_items(
             resources::templates(),
@@ -461,6 +507,19 @@ impl ServerHandler for HeraldServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if self.inner.skills && is_skill_uri(&request.uri) {
+            // A skill file: text made by Herald, no Keeper call.
+            return match self.skills_for(&context).read(&request.uri) {
+                Some(read) => Ok(read.into()),
+                None => Err(McpError::resource_not_found(
+                    format!(
+                        "no skill file {}",
+                        request.uri.chars().take(200).collect::<String>()
+                    ),
+                    None,
+                )),
+            };
+        }
         self.require_lorebase::<rmcp::model::ReadResourceRequestMethod>()?;
         if self.renders_views(context.client_capabilities().as_ref())
             && let Some(view) = views::read(&request.uri)
@@ -487,6 +546,32 @@ impl ServerHandler for HeraldServer {
                 auth.note_answer(&context.extensions, true, &e.message);
             })
             .map(Into::into)
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let mut result = self.skills_for(&context).list();
+        if speaks_2026_07_28(&context) {
+            // The skills change only with the tools served (the same lifetime).
+            result.ttl_ms = Some(self.list_ttl_ms());
+        }
+        Ok(result)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let got = self.skills_for(&context).get(&request.uri)?;
+        Ok(if speaks_2026_07_28(&context) {
+            got.with_ttl_ms(self.list_ttl_ms())
+        } else {
+            got
+        })
     }
 
     async fn list_prompts(

@@ -21,5 +21,7 @@ pub(crate) mod prompt;
 pub(crate) mod removed_methods;
 pub(crate) mod resources;
 pub mod served_tools;
+pub(crate) mod skills;
 pub(crate) mod stdio;
 pub(crate) mod views;
+pub(crate) mod workflow;

@@ -20,9 +20,9 @@ use serde::de::{
 /// The most JSON values (scalars, arrays, objects and object keys, all
 /// levels) one message may hold: 10,000 two-field records, or any text up to
 /// the body limit (a string is one value). rmcp's parse and the tool's checks
-/// cost ~85 bytes a value at their peak, so one message at the bound ~4 MB,
-/// 64 at once ~310 MB (benches/big_arguments.py, docs/benchmarks.md); the
-/// attack of issue 27 (524,000 zeros in 1 MiB) cost ~40 MB each.
+/// cost tens of bytes a value at their peak, so a message of small values
+/// costs far more than its size (benches/big_arguments.py; docs/benchmarks.md,
+/// "Bodies that expand in memory").
 pub(crate) const MAX_JSON_VALUES: usize = 50_000;
 
 /// The most keys a message's top level may have (JSON-RPC defines five).

@@ -5,6 +5,8 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage, Role};
 use serde_json::Value;
 
+use crate::mcp::workflow::{WORKFLOW, Workflow};
+
 /// The prompt's name.
 pub(crate) const GUIDE_NAME: &str = "lorebase_guide";
 
@@ -83,40 +85,34 @@ pub(crate) fn render(
 
 /// The guide's text.
 pub(crate) fn guide_text(domain: Option<&str>, task: Option<&str>) -> String {
-    let mut out = String::new();
-    match domain {
-        Some(d) => out.push_str(&format!(
-            "You work on the Lorebase Domain `{d}` through the lorebase_* tools. Pass \"domain\": \"{d}\" when a call should not use the server's default.\n"
-        )),
-        None => out.push_str(
-            "You work on a Lorebase Domain through the lorebase_* tools. Name it with \"domain\" in each call unless the server has a default Domain.\n",
-        ),
-    }
-    if let Some(t) = task {
-        out.push_str(&format!("\nYour task: {t}\n"));
-    }
-    out.push_str(WORKFLOW);
-    out
+    guide_text_from(&WORKFLOW, domain, task)
 }
 
-const WORKFLOW: &str = r#"
-Workflow:
-
-1. Context first. Call lorebase_context with the Records the task is about (refs are Kind/key, for example Supplier/S-1001) or with a short question. One call returns the seeds, their Links, nearby Records and the schema of the Kinds involved, within a token budget.
-
-2. Ground the words, then read. When the task names things in its own words ("red shoes", "stores in Milan"), call lorebase_resolve: it says which Kinds, Attributes and stored values the words stand for and gives ready-to-use `where` fragments; it never runs the query. Then:
-   - lorebase_query with those fragments for filtered lists and counts ("aggregate": {"group_by": attr});
-   - lorebase_get for one Record, lorebase_search to find Records by words, lorebase_neighborhood for more Links;
-   - lorebase_explain (or lorebase_history and lorebase_lineage) before trusting a value;
-   - lorebase_changes and lorebase_diff to catch up with what changed since a Revision you saw earlier.
-   lorebase_query and lorebase_resolve end with `coverage:` lines (missing values, stale Sources, phrases unknown in the Domain): read them before answering "none". When no candidate fits, fall back to lorebase_schema and lorebase_search.
-
-3. Write through Operations only. Call lorebase_execute with dry_run (the default), check the edits and violations, then commit with dry_run: false and expected_head set to the head the dry run reported. Operations with a review policy, and protected branches, need a Proposal: add task (a short slug) and intent; Keeper then runs the Operation on the branch agent/{agent}/{task} and answers with the Proposal's id, status and next steps. Keep one idempotency_key per intended change so retries commit once.
-
-Errors come back as `[code] message` with a `next:` line: follow it. Do not retry forbidden or unauthorized; wait the given delay on rate-limited, branch-busy and keeper-unavailable; on stale-head re-read and retry with the current head.
-
-Every tool takes format: "text" (compact lines, the default) or "json" (stable shapes). Long outputs are cut with a visible marker and a next_cursor where paging applies.
-"#;
+/// The guide's text built from the workflow `w`.
+pub(crate) fn guide_text_from(
+    w: &Workflow<'_>,
+    domain: Option<&str>,
+    task: Option<&str>,
+) -> String {
+    let mut out = match domain {
+        Some(d) => w.guide_domain.replace("{domain}", d),
+        None => w.guide_no_domain.to_string(),
+    };
+    out.push('\n');
+    if let Some(t) = task {
+        out.push_str(&format!("\n{}{t}\n", w.guide_task));
+    }
+    out.push_str(&format!("\n{}\n\n", w.steps_heading));
+    let steps = [w.context_step, w.read_step, w.write_step];
+    for (n, step) in steps.iter().enumerate() {
+        out.push_str(&format!("{}. {step}\n\n", n + 1));
+    }
+    out.push_str(&format!(
+        "{}{}.\n\n{}\n",
+        w.errors_read, w.errors_write, w.format
+    ));
+    out
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! The connection layer under clients that misuse their connections, over
-//! raw TCP on a real port (issue 27): a client that pipelines requests and
+//! raw TCP on a real port: a client that pipelines requests and
 //! never reads the answers, and `/metrics` keeping to the Host rules and its
 //! bearer. (A client that half-closes has left: tests/e2e-python/test_connection_layer.py.)
 

@@ -88,7 +88,7 @@ impl<'de> Deserialize<'de> for RecordRef {
 }
 
 wire_enum! {
-    /// Keeper's problem codes (herald.md, Errors).
+    /// Keeper's problem codes (docs/tools.md, "Results").
     pub enum ProblemCode {
         /// The branch moved since `expected_head`.
         StaleHead = "stale-head",
@@ -247,7 +247,7 @@ pub struct Link {
     pub to: RecordRef,
 }
 
-/// A signal that an answer may be incomplete (herald.md, coverage lines).
+/// A signal that an answer may be incomplete (a `coverage:` line of a rendering).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CoverageSignal {
     /// The kind of signal (a newer Keeper's own kinds kept as they are).

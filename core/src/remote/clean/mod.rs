@@ -8,17 +8,20 @@
 //!    hidden character ([`crate::tool::is_hidden_or_control`]: format
 //!    characters such as zero-width ones, the soft hyphen, bidi controls and
 //!    tag characters). What is left is what is sent.
-//! 2. **Redacted and unmarked on a folded copy** ([`fold`]: NFKC, combining
-//!    marks dropped, look-alikes folded to ASCII, a line break inside a
-//!    token joined): credential shapes, the configured credentials of
-//!    `mcp.servers`, and fence markers in any spelling are found there
-//!    ([`secrets`]) and the same spans are cut from the stripped text
-//!    (`[redacted]`, `[fence marker removed]`).
+//! 2. **Redacted and unmarked on a folded copy**, the text's skeleton
+//!    ([`fold`]: Markdown and HTML unwrapped, NFKC, every combining mark
+//!    dropped, small capitals, turned letters and look-alikes folded to
+//!    ASCII, a line break or cell border inside a token joined): credential
+//!    shapes, the configured credentials of `mcp.servers`, and fence
+//!    markers in any spelling are found there ([`secrets`]) and the same
+//!    spans are cut from the stripped text (`[redacted]`, `[fence marker
+//!    removed]`). `disguises.jsonl` is the corpus of disguises each caught.
 //! 3. **Fenced** ([`Fence`]) where the text is shown as an answer, with a
 //!    random id in both tags.
 //!
 //! Out of reach: encodings a pattern cannot see (base64, URL or JSON
-//! escapes, reversed, upper-cased or letter-spaced copies; docs/reliability.md).
+//! escapes, reversed or upper-cased secrets; docs/reliability.md). The
+//! fence's random id is the real defence.
 
 mod fence;
 mod fold;
@@ -79,7 +82,7 @@ impl Cleaner {
                     .into_iter()
                     .map(|(range, cut)| (folded.original(range), cut)),
             );
-            if !join && !stripped.contains('\n') {
+            if !join && !stripped.contains(['\n', '|', '<']) {
                 break;
             }
         }
@@ -102,9 +105,12 @@ impl Cleaner {
 
     /// `text` cleaned ([`Self::text`]) as one line: line breaks and tabs as
     /// spaces, runs of spaces collapsed, at most `max_chars` characters
-    /// (then `…`). For titles, descriptions and reasons.
+    /// (then `…`). For titles, descriptions and reasons. Only the first
+    /// `4 × max_chars + 1024` characters are cleaned (a margin for what the
+    /// cleaning removes): a text of any length costs about the line.
     pub fn line(&self, text: &str, max_chars: usize) -> String {
-        let cleaned = self.text(text);
+        let margin = max_chars.saturating_mul(4).saturating_add(1024);
+        let cleaned = self.text(crate::render::caps::prefix_chars(text, margin));
         let mut out = String::with_capacity(cleaned.len().min(max_chars * 4));
         let mut count = 0;
         let mut last_space = true;

@@ -1,8 +1,8 @@
 //! What is cut from a remote text, found in its folded copy
 //! ([`super::fold`]): credential shapes, the configured credentials of
 //! `mcp.servers` (tokens, URL queries), and fence markers (Herald's own and
-//! the hosts', in any spelling: case, spaces, hyphens for underscores,
-//! `&lt;` for `<`: the marker's name itself is what is cut).
+//! the hosts', in any spelling: case, any separator or none, `&lt;` for
+//! `<`: the marker's name itself is what is cut).
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -40,8 +40,12 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         // JSON Web Tokens.
         r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         // `password=x`, `api_key: x`, `secret="x"`, `token=x`,
-        // `aws_secret_access_key = x`: the name kept, the value redacted.
-        r#"(?i)(?:[a-z0-9]+[_\-])*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key)["']?\s*[=:]\s*["']?(?P<s>[^\s"'&,;<>]{6,})"#,
+        // `aws_secret_access_key = x`, `| password | x |`: the name kept,
+        // the value redacted.
+        r#"(?i)(?:[a-z0-9]+[_\-])*(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key)["']?\s*[=:|]\s*["']?(?P<s>[^\s"'&,;<>|]{6,})"#,
+        // `the password is x` (a password only: "the token is expired" is
+        // prose).
+        r#"(?i)(?:password|passwd|passphrase)\s+is\s+["']?(?P<s>[^\s"'&,;<>|]{6,})"#,
     ]
     .into_iter()
     .filter_map(|re| Regex::new(re).ok())
@@ -49,10 +53,30 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 });
 
 /// A fence marker's name, Herald's (`untrusted_remote_output`) or Gemini
-/// CLI's (`untrusted_context`), in any case, with any run of spaces,
-/// underscores, hyphens or dots between its words.
-static FENCE_MARKER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)untrusted[\s_\-.]*(?:remote[\s_\-.]*output|context)").ok());
+/// CLI's (`untrusted_context`), looked for in the folded text's letters
+/// alone ([`marker_spans`]): in any case, with anything but letters between
+/// its own (spaces, `_`, `-`, `.`, `/`, `:`, digits), letter-spaced too.
+const MARKER_NAMES: [&str; 2] = ["untrustedremoteoutput", "untrustedcontext"];
+
+/// The spans of `folded` holding a fence marker's name.
+fn marker_spans(folded: &str) -> Vec<Range<usize>> {
+    let mut letters = String::with_capacity(folded.len());
+    let mut at = Vec::with_capacity(folded.len());
+    for (i, c) in folded.char_indices() {
+        if c.is_ascii_alphabetic() {
+            letters.push(c.to_ascii_lowercase());
+            at.push(i);
+        }
+    }
+    let mut spans = Vec::new();
+    for name in MARKER_NAMES {
+        for (start, _) in letters.match_indices(name) {
+            let last = at[start + name.len() - 1];
+            spans.push(at[start]..last + 1);
+        }
+    }
+    spans
+}
 
 /// What one cut span was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -91,9 +115,7 @@ pub(super) fn spans(folded: &str, joins: &[usize], secrets: &[String]) -> Vec<(R
             }
         }
     }
-    if let Some(re) = FENCE_MARKER.as_ref() {
-        found.extend(re.find_iter(folded).map(|m| (m.range(), Cut::Marker)));
-    }
+    found.extend(marker_spans(folded).into_iter().map(|r| (r, Cut::Marker)));
     merge(found)
 }
 
@@ -116,7 +138,5 @@ pub(super) fn merge(mut spans: Vec<(Range<usize>, Cut)>) -> Vec<(Range<usize>, C
 /// How many fence markers `folded` holds.
 #[cfg(test)]
 pub(super) fn markers(folded: &str) -> usize {
-    FENCE_MARKER
-        .as_ref()
-        .map_or(0, |re| re.find_iter(folded).count())
+    marker_spans(folded).len()
 }

@@ -1,4 +1,4 @@
-//! The cleaning pass: each case of the hostile server (issue 35) in small,
+//! The cleaning pass: each case of the hostile test server in small,
 //! and a property test of its invariants.
 
 use proptest::prelude::*;
@@ -44,7 +44,8 @@ fn credential_shapes_are_redacted() {
         assert_eq!(cleaner().text(input), want, "{input}");
     }
     // Ordinary text is left alone, and so are short configured values.
-    let plain = "risk_score: 90 for Supplier/S-1001; the token budget is 2000; short";
+    let plain = "risk_score: 90 for Supplier/S-1001; the token budget is 2000; short; \
+                 the token is expired, **bold** `code` a|b <b>x</b> &amp; <!-- note -->";
     assert_eq!(cleaner().text(plain), plain);
 }
 
@@ -279,4 +280,48 @@ proptest! {
         let opening = format!("<untrusted_remote_output id=\"{}\" server=\"s\" tool=\"s__t\">\n", fence.id());
         prop_assert!(out.starts_with(&opening));
     }
+}
+
+/// The corpus of disguises (`disguises.jsonl`, one JSON object a line: a
+/// fence marker, or a text hiding a secret): each must be caught, the
+/// marker cut or the secret redacted, none of it left for a model that
+/// reads through the disguise.
+#[test]
+fn every_disguise_in_the_corpus_is_caught() {
+    let alnum = |s: &str| -> String {
+        fold::Folded::new(s, true)
+            .text
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    let mut cases = 0;
+    let mut missed = Vec::new();
+    for line in include_str!("disguises.jsonl").lines() {
+        let case: Value = serde_json::from_str(line).expect("a JSON line");
+        let name = case["case"].as_str().expect("a name");
+        cases += 1;
+        if let Some(marker) = case["marker"].as_str() {
+            let out = cleaner().text(&format!("before {marker} after"));
+            let left = secrets::markers(&fold::Folded::new(&out, true).text);
+            if !out.contains(MARKER_REMOVED) || left > 0 {
+                missed.push(format!("{name}: {out:?}"));
+            }
+        } else {
+            let secret = case["secret"].as_str().expect("a secret");
+            let text = case["text"].as_str().expect("a text");
+            let out = cleaner().text(text);
+            if !out.contains(REDACTED) || alnum(&out).contains(&alnum(secret)) {
+                missed.push(format!("{name}: {out:?}"));
+            }
+        }
+    }
+    assert!(cases >= 54, "{cases}");
+    assert!(
+        missed.is_empty(),
+        "{} of {cases} disguises passed:\n{}",
+        missed.len(),
+        missed.join("\n")
+    );
 }

@@ -94,7 +94,7 @@ pub(crate) fn unknown(unknown: &[&String], accepted: &[String]) -> ToolError {
     )
 }
 
-/// The issues of a KB tool's lenient check (runlore-mcp.md): one named in
+/// The issues of a KB tool's lenient check: one named in
 /// the message (`path is required`), several counted; `next` says how to
 /// call the tool.
 pub(crate) fn listed(issues: Vec<Issue>, next: &str) -> ToolError {

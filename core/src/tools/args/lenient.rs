@@ -1,4 +1,4 @@
-//! The KB tools' argument types, read leniently (runlore-mcp.md): any JSON
+//! The KB tools' argument types, read leniently: any JSON
 //! value parses (a missing one too), and the check adds an issue instead of
 //! failing, so a call hears of every bad argument at once; a count out of
 //! range is clamped, not refused. Each type's schema is what a model sees.

@@ -13,7 +13,7 @@
 //! - `common`: `domain`, `branch`, `at`, `format` ([`Common`], [`Scope`]);
 //! - `names`: the one check of argument names, for every built-in tool;
 //! - `lenient`: the KB tools' argument types, read leniently (every issue
-//!   at once, a count clamped) as runlore-mcp.md asks.
+//!   at once, a count clamped).
 
 #[macro_use]
 mod macros;

@@ -4,7 +4,7 @@
 //! comments are the descriptions a model sees and from which its input
 //! schema is derived, and its handler; one module per tool: `search`,
 //! `get`), and `TOOLS` is their table. Their arguments are read
-//! leniently where runlore-mcp.md says so (every issue at once, `k` clamped:
+//! leniently (every issue at once, `k` clamped:
 //! `tools::args::LenientCount`); unknown arguments are refused by
 //! the check every built-in tool shares. `KbTools` (`source`) is the
 //! `ToolSource` that offers them when `kb.dir` is set; `errors`: the KB's

@@ -159,7 +159,7 @@ impl LorebaseTool for LorebaseExecute {
     async fn run(ctx: Ctx<'_>, c: &Common, a: ExecuteChecked) -> Result<ExecuteResult, ToolError> {
         // `intent`, `auto_propose` and `auto_merge` are passed on as given
         // and Keeper answers (auto_propose without a task is Keeper's
-        // validation-failed, herald.md).
+        // validation-failed, returned unchanged).
         let req = ExecuteRequest {
             branch: c.read.branch.clone(),
             parameters: a.parameters,

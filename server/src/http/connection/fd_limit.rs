@@ -1,4 +1,4 @@
-//! The open-file limit and the connection limit under it (issue 29).
+//! The open-file limit and the connection limit under it.
 //!
 //! Every HTTP connection is a file descriptor. The usual soft limit
 //! (`ulimit -n`, 1,024) is no higher than the default `http.max_connections`
@@ -11,7 +11,7 @@
 //! connections, the KB, logs, the metrics listener) and the refused
 //! connections still being answered, saying so once when it lowers it.
 //!
-//! That limit alone does not keep `accept` from EMFILE (issue 36, item 9):
+//! That limit alone does not keep `accept` from EMFILE:
 //! evicted connections whose task has not yet closed them, refusals being
 //! answered and each call's Keeper connection take descriptors too. So the
 //! accept loop also counts the descriptors really open

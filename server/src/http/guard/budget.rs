@@ -8,8 +8,9 @@
 //! The budget has two shares: the bodies of the large-body lane
 //! ([`super::lane`]) reserve from theirs ([`LANE_SHARE`]), the others from
 //! the rest, so a medium call (2,000 values in a few KB) never waits behind
-//! large bodies for its reservation: with one share, 64 clients posting
-//! bodies at the per-request bound had made such calls wait 1.1 s (issue 39).
+//! large bodies for its reservation: with one share, many clients posting
+//! bodies at the per-request bound make such calls wait (docs/benchmarks.md,
+//! "Large bodies beside small calls").
 
 use std::time::Duration;
 

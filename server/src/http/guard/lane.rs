@@ -2,12 +2,11 @@
 //! more is probed, parsed by rmcp and handled on a runtime of its own: a
 //! fixed share of the cores ([`lane_threads`]: a quarter of them, at least
 //! one thread). Small calls stay on the main runtime, whose workers the
-//! lane's long parses no longer hold, so they never queue behind one: 64
-//! clients posting 150 KB bodies of 49,900 values back to back had pushed
-//! small calls' p99 from 3.4 ms to 879 ms (issue 39; docs/benchmarks.md,
-//! "Large bodies beside small calls"). The lane's threads keep the normal
-//! priority: at a lower one (nice 10) a machine busy with other work gave
-//! them so little CPU that large calls waited past 30 s.
+//! lane's long parses no longer hold, so they never queue behind one
+//! (docs/benchmarks.md, "Large bodies beside small calls", measures both).
+//! The lane's threads keep the normal priority: at a lower one a machine busy
+//! with other work gives them so little CPU that large calls wait for tens
+//! of seconds.
 //!
 //! The lane's requests also reserve their JSON values from a share of the
 //! budget of their own ([`super::budget`]), so a medium call (past 1,024

@@ -1,4 +1,4 @@
-"""The model's side of the door (issue 30), through the official Python `mcp`
+"""The model's side of the door, through the official Python `mcp`
 SDK over real stdio pipes and real HTTP, against the sandbox Keeper:
 
 - the arguments hosts add for themselves (Gemini CLI's `wait_for_previous`)
@@ -140,7 +140,7 @@ def test_a_2026_07_28_host_is_told_what_that_revision_defines(http_herald_factor
 async def test_the_search_hints_carry_the_domains_words_over_stdio_only(binaries, sandbox, http_herald_factory):
     """Over stdio (every call carries the configured credential) Herald reads the Domain's schema
     when the host first lists the tools, and each hint carries the words an agent would use it with
-    (issue 37; Claude Code matches them, tests/hosts/test_tool_search.py): the plural Kind names on
+    (Claude Code matches them, tests/hosts/test_tool_search.py): the plural Kind names on
     lorebase_query, the Operations on lorebase_execute, none on lorebase_branches. Over Streamable
     HTTP, whose callers each have their own grants, the hints stay static."""
     async with stdio_session(binaries, sandbox.url) as s:

@@ -1,51 +1,14 @@
-//! Compiles a Domain file: checks it, generates the bulk, and commits the sample
-//! history as content-addressed Revisions.
+//! Loads a Domain file into the store: checks it, generates the bulk, and
+//! commits the sample history as content-addressed Revisions.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use herald_core::keeper::model::{ProposalRef, ProposalStatus, RecordRef};
 use serde_json::Value;
 
-use super::{AttributeSpec, DomainDef, DomainFile};
-use crate::store::domain::{BranchState, DomainState, ProposalState};
-use crate::store::{ChangeSet, LinkKey, PendingChange, RevisionMeta, commit};
-
-/// Whether a value fits an attribute's type (`null` never does).
-pub(crate) fn type_error(attr: &AttributeSpec, v: &Value) -> Option<String> {
-    let ok = match attr.type_name.as_str() {
-        "string" => v.is_string(),
-        "integer" => v.is_i64() || v.is_u64(),
-        "number" => v.is_number(),
-        "boolean" => v.is_boolean(),
-        "date" => v
-            .as_str()
-            .is_some_and(|s| s.len() == 10 && crate::clock::parse_date(s).is_some()),
-        "datetime" => v
-            .as_str()
-            .is_some_and(|s| s.len() >= 20 && crate::clock::parse_date(s).is_some()),
-        "enum" => v
-            .as_str()
-            .is_some_and(|s| attr.values.iter().any(|x| x == s)),
-        "list<string>" => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
-        _ => false,
-    };
-    if !ok {
-        return Some(match attr.type_name.as_str() {
-            "enum" => format!("must be one of {}", attr.values.join(", ")),
-            t => format!("must be a {t}"),
-        });
-    }
-    if let Some(x) = v.as_f64()
-        && (attr.min.is_some_and(|m| x < m) || attr.max.is_some_and(|m| x > m))
-    {
-        return Some(format!(
-            "must be between {} and {}",
-            attr.min.map_or("-inf".into(), |m| m.to_string()),
-            attr.max.map_or("inf".into(), |m| m.to_string())
-        ));
-    }
-    None
-}
+use super::domain::{BranchState, DomainState, ProposalState};
+use super::{ChangeSet, LinkKey, PendingChange, RevisionMeta, commit};
+use crate::data::{DomainDef, DomainFile};
 
 fn parse_ref(s: &str) -> Result<RecordRef, String> {
     s.parse().map_err(|e| format!("{e}"))
@@ -115,7 +78,7 @@ fn compile(file: DomainFile) -> Result<DomainState, String> {
             let spec = kind
                 .attribute(attr)
                 .ok_or_else(|| format!("{r}: unknown attribute {attr}"))?;
-            if let Some(e) = type_error(spec, v) {
+            if let Some(e) = spec.type_error(v) {
                 return Err(format!("{r}.{attr}: {e}"));
             }
         }
