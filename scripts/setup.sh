@@ -22,6 +22,9 @@
 #   strace        strace, with apt-get, when it is missing (scripts/test-hosts.sh: nothing leaves loopback)
 #   deploy        docker.io, docker-compose (apt-get), kubernetes-validate (into .venv: after
 #                 python-e2e), and a Docker engine started (scripts/test-deploy.sh --prepare)
+#   views         views/node_modules: esbuild, the ext-apps App SDK, cytoscape, playwright-core
+#                 (the MCP Apps views' bundle and their browser test, scripts/test-views.sh)
+#   chromium      Debian's chromium, with apt-get, when it is missing (scripts/test-views.sh)
 #   hosts         tests/hosts/node_modules: real MCP hosts, pinned (Claude Code, Gemini CLI,
 #                 Codex CLI, Copilot CLI; 1.1 GB, mostly their native binaries), without their
 #                 install scripts (none is needed: scripts/test-hosts.sh)
@@ -32,7 +35,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 ALL_PARTS=(python-e2e node-e2e conformance node-pkg adapter-frameworks python-tools python-pkg bench-peer
-  valgrind nginx strace deploy hosts)
+  valgrind nginx strace deploy hosts views chromium)
 
 # The hash of the named files, as the stamp of an install.
 files_hash() { cat "$@" | sha256sum | cut -d' ' -f1; }
@@ -99,6 +102,8 @@ for part in "$@"; do
     valgrind) apt_part valgrind valgrind ;;
     nginx) apt_part nginx nginx ;;
     strace) apt_part strace strace ;;
+    views) npm_part views ;;
+    chromium) apt_part chromium chromium ;;
     adapter-frameworks) ./scripts/install-adapter-frameworks.sh ;;
     deploy) ./scripts/test-deploy.sh --prepare ;;
     # Claude Code's postinstall only copies its platform binary over a stub (tests/hosts/hostrun.py

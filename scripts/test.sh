@@ -88,6 +88,9 @@ stage setup-nginx --lane setup-apt -- ./scripts/setup.sh nginx
 stage setup-strace --lane setup-apt -- ./scripts/setup.sh strace
 # docker.io, docker-compose and a Docker engine started; kubernetes-validate into .venv.
 stage setup-deploy --lane setup-apt --after setup-python-e2e -- ./scripts/setup.sh deploy
+# The views' bundler and browser driver (npm), and Debian's Chromium.
+stage setup-views --lane setup-js -- ./scripts/setup.sh views
+stage setup-chromium --lane setup-apt -- ./scripts/setup.sh chromium
 # Real MCP hosts from npm, pinned (1.1 GB): Claude Code, Gemini CLI, Codex CLI, Copilot CLI.
 stage setup-hosts --lane setup-js -- ./scripts/setup.sh hosts
 
@@ -192,6 +195,9 @@ stage bench-peer --lane deploy --after binaries,setup-bench-peer -- ./scripts/te
 # Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
 # model on loopback (docs/hosts.md; about 20 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
+# The MCP Apps views: the bundle rebuilt and compared with the embedded copy, then the views in
+# headless Chromium on an AppBridge test host against Herald (about 30 s): a lane of its own.
+stage views --lane views --after binaries,setup-views,setup-chromium -- ./scripts/test-views.sh
 # Fuzz smoke: each target's seeds and 6 s of new inputs (libFuzzer uses one core), on the
 # fuzz-build stage's binaries (compile lane, above).
 stage fuzz-smoke --lane fuzz --after fuzz-build -- ./scripts/test-fuzz.sh run

@@ -16,7 +16,7 @@ use super::operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings}
 use super::raw::RawValue;
 use super::settings::{
     ChangesSettings, EnvProxy, HttpSettings, KbSettings, KeeperSettings, KeeperToken,
-    OutputSettings, Settings, ToolSelection, Transport,
+    OutputSettings, Settings, ToolSelection, Transport, UiSettings,
 };
 
 /// Every key's default, as `config/lorebase.example.yaml` shows it: the
@@ -152,6 +152,7 @@ pub(super) fn unset() -> Settings {
             audit_arguments: false,
             audit_file: None,
         },
+        ui: UiSettings { enabled: false },
         metrics: MetricsSettings {
             enabled: false,
             host: String::new(),

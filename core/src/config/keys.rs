@@ -715,6 +715,21 @@ settings_table! {
         ],
     },
     Group {
+        doc: &[
+            "MCP Apps views (extension io.modelcontextprotocol/ui): a graph, a provenance",
+            "timeline and an aggregate chart that hosts rendering MCP Apps show beside",
+            "the calls; docs/hosts.md lists them. Only a client that declares the",
+            "extension sees them; every other client gets the same answers either way.",
+        ],
+        keys: &[key! { UiEnabled "ui.enabled" = "true",
+            |f, s| s.ui.enabled = f.bool()?,
+            [
+                "Offer the views to clients that declare the extension. false: no",
+                "_meta.ui on any tool and no ui:// resource, whatever the client declares.",
+            ],
+        }],
+    },
+    Group {
         doc: &["Prometheus metrics (GET /metrics, text format); docs/operations.md names them."],
         keys: &[
             key! { MetricsEnabled "metrics.enabled" = "true",

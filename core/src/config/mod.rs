@@ -58,5 +58,5 @@ pub use operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings, ot
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 pub use settings::{
     ChangesSettings, EnvProxy, HttpSettings, KbSettings, KeeperSettings, KeeperToken,
-    MIN_MAX_CHARS, OutputSettings, Settings, ToolSelection, Transport,
+    MIN_MAX_CHARS, OutputSettings, Settings, ToolSelection, Transport, UiSettings,
 };

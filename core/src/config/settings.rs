@@ -60,6 +60,8 @@ pub struct Settings {
     pub mcp: McpSettings,
     /// The log format and the audit line.
     pub log: LogSettings,
+    /// The MCP Apps views.
+    pub ui: UiSettings,
     /// Prometheus metrics.
     pub metrics: MetricsSettings,
     /// Span export over OTLP.
@@ -246,6 +248,13 @@ impl HttpSettings {
 /// `next_cursor` and a `coverage` line), and for a JSON answer's
 /// identifiers and `cuts` (`render::text`).
 pub const MIN_MAX_CHARS: usize = 500;
+
+/// The MCP Apps views (extension `io.modelcontextprotocol/ui`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UiSettings {
+    /// Offer the views to the clients that declare the extension.
+    pub enabled: bool,
+}
 
 /// Output caps (herald.md, Output size).
 #[derive(Debug, Clone, PartialEq)]

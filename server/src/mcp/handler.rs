@@ -13,9 +13,10 @@ use herald_core::tools::{
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::model::{
     DiscoverResult, Extensions, GetSkillRequestParams, GetSkillResult, ListSkillsResult,
@@ -30,7 +31,7 @@ use crate::mcp::domain_hints::DomainHints;
 use crate::mcp::instructions::instructions;
 use crate::mcp::served_tools::ToolForms;
 use crate::mcp::skills::{Reader, ServedSkills, is_skill_uri};
-use crate::mcp::{completion, malformed_params, prompt, removed_methods, resources};
+use crate::mcp::{completion, malformed_params, prompt, removed_methods, resources, views};
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "lorebase-herald";
@@ -164,6 +165,14 @@ impl HeraldServer {
         self.inner
             .toolbox
             .view(narrowing, self.audience(extensions))
+    }
+
+    /// Whether this request's client renders the MCP Apps views: it declared
+    /// the extension (`crate::mcp::views`) and `ui.enabled` is on.
+    fn renders_views(&self, capabilities: Option<&rmcp::model::ClientCapabilities>) -> bool {
+        self.inner.lorebase
+            && self.inner.toolbox.settings().ui.enabled
+            && views::declared(capabilities)
     }
 
     /// Every tool served now: the built-in ones, then the remote tools
@@ -402,16 +411,34 @@ impl ServerHandler for HeraldServer {
             .with_instructions(self.inner.instructions.clone())
     }
 
+    /// `initialize`: as rmcp negotiates it, with the MCP Apps extension
+    /// declared back to a client that declared it.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        if self.renders_views(Some(&request.capabilities)) {
+            views::declare(&mut result.capabilities);
+        }
+        Ok(result)
+    }
+
     /// `server/discover` (protocol 2026-07-28): what that revision defines,
     /// with a real cache lifetime. `logging` is left out: 2026-07-28 removed
     /// it (SEP-2577); `initialize` under the older revisions still declares it.
     #[allow(deprecated)]
     async fn discover(
         &self,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, McpError> {
         let mut info = self.get_info();
         info.capabilities.logging = None;
+        if self.renders_views(context.client_capabilities().as_ref()) {
+            views::declare(&mut info.capabilities);
+        }
         Ok(
             DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), info)
                 .with_ttl_ms(self.list_ttl_ms()),
@@ -427,6 +454,11 @@ impl ServerHandler for HeraldServer {
         let mut tools = self.tools_for(view);
         let inner = &self.inner;
         inner.hints.apply(&inner.toolbox, &mut tools).await;
+        if self.renders_views(context.client_capabilities().as_ref()) {
+            // A view may call Herald's read tools, never a write nor a
+            // remote server's tool.
+            views::link(&mut tools, |t| inner.tools.is_built_in_read(&t.name));
+        }
         let mut result = ListToolsResult::with_all_items(tools);
         if speaks_2026_07_28(&context) {
             result.ttl_ms = Some(self.list_ttl_ms());
@@ -449,7 +481,7 @@ impl ServerHandler for HeraldServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         if !self.inner.lorebase && self.inner.skills {
             // KB-only: no Keeper resources; the skill files are read by URI.
@@ -457,9 +489,11 @@ impl ServerHandler for HeraldServer {
         }
         self.require_lorebase::<rmcp::model::ListResourcesRequestMethod>()?;
         let domain = self.inner.toolbox.settings().domain.as_deref();
-        Ok(ListResourcesResult::with_all_items(resources::listed(
-            domain,
-        )))
+        let mut listed = resources::listed(domain);
+        if self.renders_views(context.client_capabilities().as_ref()) {
+            listed.extend(views::listed());
+        }
+        Ok(ListResourcesResult::with_all_items(listed))
     }
 
     async fn list_resource_templates(
@@ -495,6 +529,12 @@ impl ServerHandler for HeraldServer {
             };
         }
         self.require_lorebase::<rmcp::model::ReadResourceRequestMethod>()?;
+        if self.renders_views(context.client_capabilities().as_ref())
+            && let Some(view) = views::read(&request.uri)
+        {
+            // A view is the same static page for everyone: no Keeper read.
+            return Ok(view.into());
+        }
         let credential = self
             .inner
             .auth

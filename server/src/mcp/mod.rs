@@ -6,7 +6,8 @@
 //! params of the wrong shape (-32602); [`removed_methods`]: `initialize`
 //! and `logging/setLevel` under 2026-07-28 (-32601); [`probe`] and
 //! [`bounds`]: what one JSON-RPC message may hold, on either transport;
-//! [`stdio`]: the stdio transport (bounded lines, a host that closes stdout).
+//! [`stdio`]: the stdio transport (bounded lines, a host that closes stdout);
+//! [`views`]: the MCP Apps views, for the clients that declare the extension.
 
 pub(crate) mod bounds;
 pub(crate) mod completion;
@@ -22,4 +23,5 @@ pub(crate) mod resources;
 pub mod served_tools;
 pub(crate) mod skills;
 pub(crate) mod stdio;
+pub(crate) mod views;
 pub(crate) mod workflow;

@@ -56,6 +56,14 @@ impl ToolForms {
         remote.find(name).map(|t| to_mcp_tool(&t.definition))
     }
 
+    /// Whether `name` is a built-in tool that only reads (no write, no
+    /// remote server's tool).
+    pub fn is_built_in_read(&self, name: &str) -> bool {
+        self.built_in.iter().any(|t| {
+            t.name == name && t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
+        })
+    }
+
     /// The names of the built-in tools `view` serves, in table order.
     pub fn names<'a>(&'a self, view: &ToolView<'_>) -> Vec<&'a str> {
         let served = self.built_in.iter().filter(|t| view.admits(&t.name));
