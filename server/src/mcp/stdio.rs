@@ -566,10 +566,22 @@ mod tests {
         tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
         CancellationToken,
     ) {
+        pipes_owing(OWED_ANSWERS)
+    }
+
+    /// [`pipes`] owing at most `owed` answers.
+    fn pipes_owing(
+        owed: usize,
+    ) -> (
+        StdioTransport<tokio::io::DuplexStream>,
+        tokio::io::DuplexStream,
+        tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+        CancellationToken,
+    ) {
         let (host_in, herald_in) = duplex(1 << 16);
         let (herald_out, host_out) = duplex(1 << 16);
         let gone = CancellationToken::new();
-        let t = StdioTransport::new(herald_in, herald_out, gone.clone());
+        let t = StdioTransport::bounded(herald_in, herald_out, gone.clone(), owed);
         (t, host_in, BufReader::new(host_out).lines(), gone)
     }
 
@@ -647,11 +659,7 @@ mod tests {
 
     #[tokio::test]
     async fn reading_waits_while_the_answers_owed_reach_the_bound() {
-        let (host_in, herald_in) = duplex(1 << 16);
-        let (herald_out, host_out) = duplex(1 << 16);
-        let mut host_in = host_in;
-        let mut lines = BufReader::new(host_out).lines();
-        let mut t = StdioTransport::bounded(herald_in, herald_out, CancellationToken::new(), 2);
+        let (mut t, mut host_in, mut lines, _) = pipes_owing(2);
         host_in
             .write_all(format!("{}{}{}", ping(1), ping(2), ping(3)).as_bytes())
             .await
@@ -679,11 +687,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancelled_request_gives_its_place_back_and_an_owed_id_is_refused() {
-        let (host_in, herald_in) = duplex(1 << 16);
-        let (herald_out, host_out) = duplex(1 << 16);
-        let mut host_in = host_in;
-        let mut lines = BufReader::new(host_out).lines();
-        let mut t = StdioTransport::bounded(herald_in, herald_out, CancellationToken::new(), 1);
+        let (mut t, mut host_in, mut lines, _) = pipes_owing(1);
         host_in.write_all(ping(1).as_bytes()).await.unwrap();
         assert_eq!(id_of(&t.receive().await.unwrap()), 1);
         // Reusing id 1 while it is owed: refused with that id.
