@@ -1,7 +1,9 @@
 """Small HTTP services the operations tests start on loopback (stdlib only):
 
 - RecordingProxy: forwards every request to the sandbox Keeper and records
-  the path and headers Keeper received (traceparent, X-Request-Id);
+  the path and headers Keeper received (traceparent, X-Request-Id); given a
+  `schema` body, it answers every schema read with it instead (a Domain too
+  large or too hostile for the sandbox's own data);
 - OtlpReceiver: an OTLP/HTTP traces endpoint taking JSON bodies, keeping the
   spans it was sent;
 - HoldingKeeper: a TCP proxy before the sandbox Keeper that holds each API
@@ -62,9 +64,11 @@ class _Quiet(BaseHTTPRequestHandler):
 class RecordingProxy(_Service):
     """Forwards requests to `upstream` (http://host:port) and records them."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, schema: bytes | None = None) -> None:
         parts = urlsplit(upstream)
         self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+        # The body of every `GET …/schema` answer, when given (not forwarded).
+        self.schema = schema
         self.seen: list[dict] = []
         self.lock = threading.Lock()
         super().__init__(_ProxyHandler)
@@ -82,6 +86,9 @@ class _ProxyHandler(_Quiet):
         headers = {k.lower(): v for k, v in self.headers.items()}
         with proxy.lock:
             proxy.seen.append({"method": self.command, "path": self.path, "headers": headers})
+        if proxy.schema is not None and self.command == "GET" and self.path.split("?")[0].endswith("/schema"):
+            self._reply(200, proxy.schema)
+            return
         conn = http.client.HTTPConnection(*proxy.upstream, timeout=30)
         forwarded = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
         conn.request(self.command, self.path, body=body or None, headers=forwarded)

@@ -14,7 +14,7 @@ import queue
 import subprocess
 import threading
 
-from conftest import clean_env, stop
+from conftest import clean_env, run_bench, stop
 
 PEAK_BOUND_KB = 100 * 1024
 
@@ -115,3 +115,13 @@ def test_stdio_lines_are_bounded_like_http_bodies(binaries, sandbox):
     finally:
         proc.stdin.close()
         stop(proc)
+
+
+def test_a_host_that_reads_no_answers_stops_herald_reading_stdin(binaries):
+    """A host writing `lorebase_schema` calls for a few seconds and reading nothing: once the
+    answers owed (running or unwritten) reach their bound, Herald stops reading stdin, so its
+    writes block; RSS and descriptors stay bounded (Keeper connections with them), no
+    "Too many open files"; once the host reads, every id is answered exactly once
+    (benches/stdio_unread.py: the figures and the 60 s run in docs/benchmarks.md)."""
+    result = run_bench(binaries, "stdio_unread.py", "--seconds", "3", "--max-taken", "2000")
+    assert result["answered"] == result["calls_written"] > 0, result

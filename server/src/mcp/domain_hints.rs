@@ -7,6 +7,15 @@
 //! `tools/list`. Only where every call carries the configured key (stdio,
 //! in-process): a shared Herald's callers each have their own grants.
 //! A failed read leaves the static hints (logged, never a listing's error).
+//!
+//! The read is off the request path: the Keeper call, the decoding of the
+//! schema (up to `keeper.max_response_bytes`) and the gathering of its words
+//! run on a blocking thread ([`tokio::task::spawn_blocking`], the future
+//! driven there with [`tokio::runtime::Handle::block_on`]), never on the
+//! runtime that answers the host: stdio's runtime is one thread, and a
+//! Domain of 120,000 Kinds would hold every call behind its decoding. A
+//! listing meanwhile serves the words read before (or, before the first
+//! read ends, after at most [`FIRST_READ`], the static hints).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -19,7 +28,7 @@ use serde_json::Value;
 
 /// How long the first listing waits for the schema (then it lists the tools
 /// with their static hints, and the read goes on in the background).
-const FIRST_READ: Duration = Duration::from_secs(2);
+const FIRST_READ: Duration = Duration::from_secs(1);
 
 /// How long the words are kept before they are read again.
 const FRESH_FOR: Duration = Duration::from_secs(300);
@@ -99,13 +108,19 @@ impl DomainHints {
         if self.reading.swap(true, Ordering::AcqRel) {
             return self.current().and_then(|(_, w)| w);
         }
-        let words = match toolbox.domain_words().await {
-            Some(Ok(words)) => Some(Arc::new(words)),
-            Some(Err(e)) => {
+        let runtime = tokio::runtime::Handle::current();
+        let read = tokio::task::spawn_blocking(move || runtime.block_on(toolbox.domain_words()));
+        let words = match read.await {
+            Ok(Some(Ok(words))) => Some(Arc::new(words)),
+            Ok(Some(Err(e))) => {
                 tracing::info!(error = %e, "cannot read the schema for the tools' search hints: they stay static");
                 None
             }
-            None => None,
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, "the read of the schema for the tools' search hints failed: they stay static");
+                None
+            }
         };
         if let Ok(mut slot) = self.words.write() {
             *slot = Some((Instant::now(), words.clone()));

@@ -17,16 +17,33 @@
 //!
 //! Answers go through one writer task that owns stdout, so a line is never
 //! cut by another.
+//!
+//! **Back-pressure.** rmcp runs each request on a task of its own and hands
+//! each answer to [`Transport::send`] on another; it reads the next message
+//! whatever is still owed. So the transport counts what it owes
+//! ([`OwedAnswers`]): a request read takes one of [`OWED_ANSWERS`] permits,
+//! given back when its answer is written to stdout (or when the host
+//! cancels it: rmcp then answers nothing). With every permit taken, the next
+//! request read is held and no further line is read, so a host that does not
+//! read stdout stops Herald reading stdin: calls in flight plus answers not
+//! yet written stay within [`OWED_ANSWERS`], and so do the Keeper connections
+//! they open. Nothing is dropped: the held request is passed on when a
+//! permit comes back, and answers are written in the order they are made.
+//! A request reusing the id of one not yet answered is refused (`-32600`),
+//! so every permit has exactly one answer to come back with.
 
+use std::collections::HashSet;
 use std::io;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
+use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -41,6 +58,10 @@ pub(crate) const MAX_LINE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_
 /// back-pressure on a host that does not read).
 const OUTBOX_LINES: usize = 64;
 
+/// Requests read and not yet answered on stdout (running, or their answer
+/// waiting for the writer) before Herald stops reading stdin.
+pub(crate) const OWED_ANSWERS: usize = 64;
+
 /// A line buffer larger than this is given back after its line.
 const KEPT_CAPACITY: usize = 64 * 1024;
 
@@ -54,12 +75,64 @@ pub(crate) struct StdioTransport<R> {
     /// Skipping the rest of a line past [`MAX_LINE_BYTES`].
     skipping: bool,
     /// Lines for the writer; `None` once closed.
-    outbox: Option<mpsc::Sender<Vec<u8>>>,
+    outbox: Option<mpsc::Sender<Outgoing>>,
+    /// What is owed to the host: the back-pressure on stdin.
+    owed: Arc<OwedAnswers>,
+    /// A request read while every permit was taken: passed on first.
+    held: Option<Box<RxJsonRpcMessage<RoleServer>>>,
     /// A refusal's answer not yet handed to the writer (`receive` may be
     /// dropped while it waits).
     pending: Option<Vec<u8>>,
     gone: CancellationToken,
     writer: Option<JoinHandle<()>>,
+}
+
+/// A line for the writer, and the request it answers (its permit comes back
+/// once the line is written).
+struct Outgoing {
+    line: Vec<u8>,
+    answers: Option<RequestId>,
+}
+
+/// The requests read whose answers are not written yet, each holding one
+/// of [`OWED_ANSWERS`] permits.
+#[derive(Debug)]
+struct OwedAnswers {
+    permits: Arc<Semaphore>,
+    /// The ids owed; a permit is given back once per id (its answer written
+    /// or the request cancelled, whichever comes first).
+    ids: Mutex<HashSet<RequestId>>,
+}
+
+impl OwedAnswers {
+    fn new(bound: usize) -> Self {
+        Self {
+            permits: Arc::new(Semaphore::new(bound)),
+            ids: Mutex::new(HashSet::new()),
+        }
+    }
+
+    fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+        self.ids.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether a request with `id` is still owed its answer.
+    fn is_owed(&self, id: &RequestId) -> bool {
+        self.ids().contains(id)
+    }
+
+    /// Takes `permit` for the request `id`.
+    fn owe(&self, id: RequestId, permit: OwnedSemaphorePermit) {
+        permit.forget();
+        self.ids().insert(id);
+    }
+
+    /// `id` is answered (or cancelled): its permit comes back, once.
+    fn settle(&self, id: &RequestId) {
+        if self.ids().remove(id) {
+            self.permits.add_permits(1);
+        }
+    }
 }
 
 /// Outcome of one bounded line read.
@@ -110,13 +183,24 @@ impl<R: AsyncRead + Send + Unpin> StdioTransport<R> {
     where
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        Self::bounded(reader, writer, gone, OWED_ANSWERS)
+    }
+
+    /// [`Self::new`] owing at most `owed` answers.
+    fn bounded<W>(reader: R, writer: W, gone: CancellationToken, owed: usize) -> Self
+    where
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
         let (outbox, lines) = mpsc::channel(OUTBOX_LINES);
-        let writer = tokio::spawn(write_lines(writer, lines, gone.clone()));
+        let owed = Arc::new(OwedAnswers::new(owed));
+        let writer = tokio::spawn(write_lines(writer, lines, Arc::clone(&owed), gone.clone()));
         Self {
             input: BufReader::new(reader),
             line: Vec::new(),
             skipping: false,
             outbox: Some(outbox),
+            owed,
+            held: None,
             pending: None,
             gone,
             writer: Some(writer),
@@ -168,13 +252,89 @@ impl<R: AsyncRead + Send + Unpin> StdioTransport<R> {
         match outbox.reserve().await {
             Ok(permit) => {
                 if let Some(line) = self.pending.take() {
-                    permit.send(line);
+                    permit.send(Outgoing {
+                        line,
+                        answers: None,
+                    });
                 }
                 true
             }
             Err(_) => false,
         }
     }
+
+    /// Passes on the held request once a permit is free (cancel-safe: it
+    /// stays held while waiting); `None` when the host is gone.
+    async fn release_held(&mut self) -> Option<Box<RxJsonRpcMessage<RoleServer>>> {
+        let message = self.held.take()?;
+        let JsonRpcMessage::Request(request) = message.as_ref() else {
+            return Some(message);
+        };
+        let id = request.id.clone();
+        self.held = Some(message);
+        let permits = Arc::clone(&self.owed.permits);
+        let permit = tokio::select! {
+            biased;
+            () = self.gone.cancelled() => return None,
+            permit = permits.acquire_owned() => permit.ok()?,
+        };
+        self.owed.owe(id, permit);
+        self.held.take()
+    }
+
+    /// What to do with a message read: a request takes a permit (or is held
+    /// until one is free; one reusing an owed id is refused); a cancellation
+    /// gives its request's permit back; anything else passes.
+    fn admit(&mut self, message: Box<RxJsonRpcMessage<RoleServer>>) -> Admitted {
+        match message.as_ref() {
+            JsonRpcMessage::Request(request) => {
+                if self.owed.is_owed(&request.id) {
+                    tracing::debug!(id = %request.id, "refused a request reusing the id of one not yet answered");
+                    let mut answer = bounds::error_answer(
+                        -32600,
+                        "Invalid Request: the id of a request not yet answered",
+                    );
+                    answer["id"] = request.id.clone().into_json_value();
+                    return Admitted::Refused(answer_line(&answer));
+                }
+                match Arc::clone(&self.owed.permits).try_acquire_owned() {
+                    Ok(permit) => {
+                        self.owed.owe(request.id.clone(), permit);
+                        Admitted::Pass(message)
+                    }
+                    Err(_) => {
+                        tracing::debug!(
+                            owed = OWED_ANSWERS,
+                            "every answer owed is unwritten or running: reading stdin waits"
+                        );
+                        self.held = Some(message);
+                        Admitted::Held
+                    }
+                }
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    // rmcp drops a cancelled request's answer.
+                    self.owed.settle(id);
+                }
+                Admitted::Pass(message)
+            }
+            _ => Admitted::Pass(message),
+        }
+    }
+}
+
+/// What [`StdioTransport::admit`] made of a message.
+enum Admitted {
+    /// For rmcp now.
+    Pass(Box<RxJsonRpcMessage<RoleServer>>),
+    /// Held until a permit is free.
+    Held,
+    /// Refused: its answer line.
+    Refused(Vec<u8>),
 }
 
 impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for StdioTransport<R> {
@@ -186,9 +346,15 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for StdioTransport<R> {
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let outbox = self.outbox.clone();
         let gone = self.gone.clone();
+        let answers = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
         async move {
             let mut line = serde_json::to_vec(&item).map_err(io::Error::other)?;
             line.push(b'\n');
+            let line = Outgoing { line, answers };
             let Some(outbox) = outbox else {
                 return Err(io::Error::new(
                     io::ErrorKind::NotConnected,
@@ -211,6 +377,9 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for StdioTransport<R> {
         loop {
             if !self.flush_pending().await {
                 return None;
+            }
+            if self.held.is_some() {
+                return self.release_held().await.map(|message| *message);
             }
             let gone = self.gone.clone();
             let read = tokio::select! {
@@ -245,7 +414,11 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for StdioTransport<R> {
                 self.line = Vec::new();
             }
             match decoded {
-                Decoded::Message(message) => return Some(*message),
+                Decoded::Message(message) => match self.admit(message) {
+                    Admitted::Pass(message) => return Some(*message),
+                    Admitted::Held => {}
+                    Admitted::Refused(line) => self.pending = Some(line),
+                },
                 Decoded::Answer(line) => self.pending = Some(line),
                 Decoded::Nothing => {}
             }
@@ -304,9 +477,11 @@ fn answer_line(answer: &Value) -> Vec<u8> {
 
 /// Writes the queued lines to `out` until the queue closes or `gone`
 /// fires; a failed write (the host closed stdout) fires `gone`.
+/// An answer's permit comes back once its line is written.
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut out: W,
-    mut lines: mpsc::Receiver<Vec<u8>>,
+    mut lines: mpsc::Receiver<Outgoing>,
+    owed: Arc<OwedAnswers>,
     gone: CancellationToken,
 ) {
     loop {
@@ -315,7 +490,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             () = gone.cancelled() => return,
             line = lines.recv() => line,
         };
-        let Some(line) = line else {
+        let Some(Outgoing { line, answers }) = line else {
             let _ = out.flush().await;
             return;
         };
@@ -331,6 +506,9 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             tracing::info!(error = %e, "cannot write to stdout (the host closed it): ending the session");
             gone.cancel();
             return;
+        }
+        if let Some(id) = answers {
+            owed.settle(&id);
         }
     }
 }
@@ -388,10 +566,22 @@ mod tests {
         tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
         CancellationToken,
     ) {
+        pipes_owing(OWED_ANSWERS)
+    }
+
+    /// [`pipes`] owing at most `owed` answers.
+    fn pipes_owing(
+        owed: usize,
+    ) -> (
+        StdioTransport<tokio::io::DuplexStream>,
+        tokio::io::DuplexStream,
+        tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+        CancellationToken,
+    ) {
         let (host_in, herald_in) = duplex(1 << 16);
         let (herald_out, host_out) = duplex(1 << 16);
         let gone = CancellationToken::new();
-        let t = StdioTransport::new(herald_in, herald_out, gone.clone());
+        let t = StdioTransport::bounded(herald_in, herald_out, gone.clone(), owed);
         (t, host_in, BufReader::new(host_out).lines(), gone)
     }
 
@@ -450,6 +640,73 @@ mod tests {
         let a = answer(&mut lines).await;
         assert_eq!(a["id"], 7, "{a}");
         assert_eq!(a["error"]["code"], -32600);
+    }
+
+    fn ping(id: i64) -> String {
+        format!("{{\"jsonrpc\": \"2.0\", \"id\": {id}, \"method\": \"ping\"}}\n")
+    }
+
+    fn id_of(message: &RxJsonRpcMessage<RoleServer>) -> Value {
+        match message {
+            JsonRpcMessage::Request(r) => r.id.clone().into_json_value(),
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    fn result_for(id: i64) -> TxJsonRpcMessage<RoleServer> {
+        serde_json::from_value(json!({"jsonrpc": "2.0", "id": id, "result": {}})).unwrap()
+    }
+
+    #[tokio::test]
+    async fn reading_waits_while_the_answers_owed_reach_the_bound() {
+        let (mut t, mut host_in, mut lines, _) = pipes_owing(2);
+        host_in
+            .write_all(format!("{}{}{}", ping(1), ping(2), ping(3)).as_bytes())
+            .await
+            .unwrap();
+        assert_eq!(id_of(&t.receive().await.unwrap()), 1);
+        assert_eq!(id_of(&t.receive().await.unwrap()), 2);
+        // Two owed: the third is read and held, nothing after it is read.
+        host_in
+            .write_all(b"{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n")
+            .await
+            .unwrap();
+        let waited = tokio::time::timeout(Duration::from_millis(200), t.receive()).await;
+        assert!(waited.is_err(), "a third request was passed on");
+        assert!(t.held.is_some());
+        // Answer 2 (sent, then written): the held request comes through.
+        t.send(result_for(2)).await.unwrap();
+        assert_eq!(answer(&mut lines).await["id"], 2);
+        assert_eq!(id_of(&t.receive().await.unwrap()), 3);
+        // Then the notification after it, in order.
+        assert!(matches!(
+            t.receive().await.unwrap(),
+            JsonRpcMessage::Notification(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_request_gives_its_place_back_and_an_owed_id_is_refused() {
+        let (mut t, mut host_in, mut lines, _) = pipes_owing(1);
+        host_in.write_all(ping(1).as_bytes()).await.unwrap();
+        assert_eq!(id_of(&t.receive().await.unwrap()), 1);
+        // Reusing id 1 while it is owed: refused with that id.
+        host_in.write_all(ping(1).as_bytes()).await.unwrap();
+        host_in
+            .write_all(b"{\"jsonrpc\": \"2.0\", \"method\": \"notifications/cancelled\", \"params\": {\"requestId\": 1}}\n")
+            .await
+            .unwrap();
+        assert!(matches!(
+            t.receive().await.unwrap(),
+            JsonRpcMessage::Notification(_)
+        ));
+        let refused = answer(&mut lines).await;
+        assert_eq!(refused["id"], 1, "{refused}");
+        assert_eq!(refused["error"]["code"], -32600);
+        // The cancel gave the permit back: the next request passes.
+        host_in.write_all(ping(2).as_bytes()).await.unwrap();
+        let next = tokio::time::timeout(Duration::from_secs(5), t.receive()).await;
+        assert_eq!(id_of(&next.unwrap().unwrap()), 2);
     }
 
     #[tokio::test]
