@@ -1,5 +1,5 @@
 //! How a tool failure is shown to a model ([`ToolError`]): `[code] message`,
-//! one issue per line with its path, and a `next:` line (herald.md, Errors).
+//! one issue per line with its path, and a `next:` line (docs/tools.md, "Results").
 //! Every tool error of every source is rendered here, by [`ToolError::render`],
 //! within the output caps: an error is never longer than a successful answer
 //! could be, and never echoes a large argument back whole.
@@ -119,7 +119,7 @@ impl ToolError {
         out
     }
 
-    /// The action of herald.md's table for this code; for a code this Herald
+    /// The next step documented for this code; for a code this Herald
     /// does not know, [`unknown_code_next`] (never "retry").
     fn default_next(&self) -> String {
         use ProblemCode::*;

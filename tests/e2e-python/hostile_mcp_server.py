@@ -1,5 +1,5 @@
 """A hostile remote MCP server: every answer tries to steer the model or leak
-a secret past Herald's cleaning pass (issue 35). Written on the official
+a secret past Herald's cleaning pass. Written on the official
 Python SDK's low-level ``Server`` (so it controls every byte: definitions,
 structuredContent, JSON-RPC errors) and served over Streamable HTTP on a
 loopback port.

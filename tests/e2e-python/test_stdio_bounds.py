@@ -1,4 +1,4 @@
-"""The bounds of a stdio message (issue 36, item 4), over real pipes: each
+"""The bounds of a stdio message, over real pipes: each
 line is probed before rmcp builds a tree, with the same bounds as an HTTP
 body (JSON values, nesting): one 14 MB line of 7 million values gets the
 same tool error as over HTTP and costs Herald well under 100 MB at its peak;

@@ -191,7 +191,7 @@ def _gemini_stdio(h: Herald):
     return hostrun.run_gemini(server, GEMINI_STEPS, PROMPT), log
 
 
-# The tool-search runs (test_tool_search.py, issue 37): one host session plays every intent of
+# The tool-search runs (test_tool_search.py): one host session plays every intent of
 # intents.py as a word search, against Herald over stdio with a knowledge base (so kb_search and
 # kb_get are deferred too) and the configured key (so the hints carry the Domain's words).
 SEARCH_TIMEOUT_S = 180

@@ -1,5 +1,4 @@
-//! Settings: the `herald` section of the Lorebase settings, layered as herald.md
-//! says, lowest first:
+//! Settings: the `herald` section of the Lorebase settings, layered, lowest first:
 //!
 //! 1. the YAML file named by `LOREBASE_CONFIG` (its `herald` section; other
 //!    sections are ignored; a named file that is missing or invalid fails);

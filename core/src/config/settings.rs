@@ -256,7 +256,7 @@ pub struct UiSettings {
     pub enabled: bool,
 }
 
-/// Output caps (herald.md, Output size).
+/// Output caps (docs/tools.md, "Output caps").
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputSettings {
     /// Longest tool output in characters.
@@ -267,7 +267,7 @@ pub struct OutputSettings {
     pub max_value_chars: usize,
     /// Declare each tool's output schema. Off, a `text`
     /// answer is its text block alone and a `json` answer is the JSON as the
-    /// text block and as `structuredContent` (herald.md): hosts that show the
+    /// text block and as `structuredContent`: hosts that show the
     /// model only `structuredContent` when a result has it (Claude Code,
     /// Codex, opencode) then show the compact text. On, for hosts that want
     /// output schemas: MCP then requires `structuredContent` with every

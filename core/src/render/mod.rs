@@ -1,9 +1,9 @@
 //! The text and JSON renderings of Keeper's answers, and the output caps
-//! (herald.md, Output size): every cut is marked, never silent, never inside a
+//! (docs/tools.md, "Output caps"): every cut is marked, never silent, never inside a
 //! UTF-8 character, and a capped JSON answer is still valid JSON.
 //!
 //! - `text`: compact lines, one renderer per answer ([`reads`], [`provenance`],
-//!   [`revisions`], [`agent`], [`kb`]), in the formats herald.md shows.
+//!   [`revisions`], [`agent`], [`kb`]), in the formats docs/tools.md shows.
 //! - `json`: the answer's stable shape (documented in `docs/tools.md`), sent
 //!   both as the text block and as `structuredContent`.
 //!

@@ -3,7 +3,7 @@
 //! `SOURCES`, `PROPOSAL`, `SEARCH`, `next:`), and how `output.max_chars`
 //! cuts it: the body is cut (at a line end when one is near), the footer is
 //! kept whole after the marker, and the whole answer, marker included, is
-//! never longer than `max_chars` (herald.md, Output size).
+//! never longer than `max_chars` (docs/tools.md, "Output caps").
 //!
 //! ```text
 //! Product/P-0001 "Runner Rosso" | color=Rosso

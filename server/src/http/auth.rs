@@ -23,7 +23,7 @@
 //!   `ping`, `initialize`) exchanges nothing.
 //!
 //! Without the setting none of this runs: Lorebase API keys are forwarded,
-//! and a call without one is an `[unauthorized]` tool error (herald.md).
+//! and a call without one is an `[unauthorized]` tool error (docs/tools.md, "Results").
 
 use std::sync::Arc;
 

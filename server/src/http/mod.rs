@@ -186,7 +186,7 @@ pub async fn bind(http: &HttpSettings) -> Result<Bound, ServerError> {
 /// Slow clients evicted at `http.max_connections` reconnect in bursts; with
 /// tokio's default (1,024) the queue overflowed under such a burst, the
 /// kernel dropped the new connections' handshakes, and a normal client's
-/// retransmitted SYN came a second later (issue 29).
+/// retransmitted SYN came a second later.
 const ACCEPT_BACKLOG: u32 = 4096;
 
 /// A listener on the first address `host:port` resolves to that binds.
@@ -261,7 +261,7 @@ pub async fn serve_with(
 /// `http.path`, `http.allowed_hosts`, `http.allowed_origins` and the OAuth
 /// ones, are checked as it is built) and `metrics.port` bound and served.
 /// What can fail at start-up has failed once this exists, so Herald says it
-/// is ready only after [`prepare`] (issue 36: a READY line, then exit 2).
+/// is ready only after [`prepare`] (never a READY line, then exit 2).
 pub(crate) struct Prepared {
     bound: Bound,
     app: Router,

@@ -1,4 +1,4 @@
-//! The prompt `lorebase_guide(domain?, task?)`: herald.md's agent workflow
+//! The prompt `lorebase_guide(domain?, task?)`: the agent workflow
 //! as a template. It makes no model calls and no Keeper calls.
 
 use rmcp::ErrorData as McpError;
