@@ -22,4 +22,6 @@ pub(crate) mod resources;
 pub mod served_tools;
 pub(crate) mod skills;
 pub(crate) mod stdio;
+#[cfg(test)]
+mod tool_mentions;
 pub(crate) mod workflow;
