@@ -91,12 +91,7 @@ fn arguments(out: &mut String, prefix: &str, schema: &Value) {
     let Some(props) = schema["properties"].as_object() else {
         return;
     };
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = required(schema);
     for (name, p) in props {
         let path = format!("{prefix}{name}");
         let meaning = match p.get("description").and_then(Value::as_str) {
@@ -175,12 +170,7 @@ fn bounds(p: &Value) -> String {
 
 /// The output's top-level fields, `?` after those that may be absent.
 fn fields(schema: &Value) -> String {
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = required(schema);
     let props = schema["properties"]
         .as_object()
         .cloned()
@@ -196,6 +186,16 @@ fn fields(schema: &Value) -> String {
         })
         .collect();
     format!("{{{}}}", names.join(", "))
+}
+
+/// The names `schema` requires.
+fn required(schema: &Value) -> Vec<&str> {
+    schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
 }
 
 /// Text made safe for one table cell.
