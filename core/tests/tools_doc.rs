@@ -3,6 +3,8 @@
 //! `json` output's fields) is rendered here from the live tool table, the same definitions
 //! `tools/list` sends, and checked against the block between
 //! `<!-- tools:begin -->` and `<!-- tools:end -->`.
+//! Each tool's declared Keeper routes are checked against what its own
+//! example requests on the sandbox.
 //!
 //! `UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration tools_doc::`
 //! rewrites the block.
@@ -225,4 +227,54 @@ fn docs_tools_md_lists_every_tool_as_the_table_defines_it() {
         "docs/tools.md's tool reference differs from the tool table; review the change, then run: \
          UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration tools_doc::"
     );
+}
+
+/// The Keeper request counts by route, as the metrics expose them.
+fn keeper_requests(toolbox: &Toolbox) -> std::collections::BTreeMap<String, u64> {
+    let mut registry = prometheus_client::registry::Registry::with_prefix("herald");
+    herald_core::telemetry::metrics::register(
+        &mut registry,
+        toolbox.call_metrics(),
+        toolbox.keeper().metrics(),
+    );
+    let mut text = String::new();
+    prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+    let mut counts = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("herald_keeper_requests_total{endpoint=\"") else {
+            continue;
+        };
+        let route = rest.split('"').next().unwrap().to_string();
+        let n: u64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        *counts.entry(route).or_default() += n;
+    }
+    counts
+}
+
+/// What the reference says of each tool's Keeper routes is what it calls:
+/// each tool's own example, run on the sandbox, requests only routes it
+/// declares, and at least one.
+#[tokio::test]
+async fn each_tool_calls_only_the_keeper_routes_it_declares() {
+    use crate::tools_support::{call, example_of, sandbox_toolbox};
+    let (_sandbox, toolbox) = sandbox_toolbox("supply").await;
+    for d in toolbox.definitions() {
+        let declared = keeper_routes(&d.name).expect("a Lorebase tool");
+        let before = keeper_requests(&toolbox);
+        call(&toolbox, &d.name, example_of(&d.description)).await;
+        let after = keeper_requests(&toolbox);
+        let called: Vec<&String> = after
+            .iter()
+            .filter(|(route, n)| before.get(*route) != Some(*n))
+            .map(|(route, _)| route)
+            .collect();
+        assert!(!called.is_empty(), "{} called no Keeper route", d.name);
+        for route in called {
+            assert!(
+                declared.contains(&route.as_str()),
+                "{} called {route}, not among its declared {declared:?}",
+                d.name
+            );
+        }
+    }
 }
