@@ -152,7 +152,10 @@ fn bounds(p: &Value) -> String {
     let mut words: Vec<String> = [
         range(n("minimum"), n("maximum"), ""),
         range(n("minItems"), n("maxItems"), " items"),
-        range(n("minLength"), n("maxLength"), " chars"),
+        match (n("minLength"), n("maxLength")) {
+            (Some(1), None) => Some("non-empty".to_string()),
+            (min, max) => range(min, max, " chars"),
+        },
         n("minProperties").map(|m| format!("at least {m} field(s)")),
         p.get("pattern")
             .and_then(Value::as_str)
