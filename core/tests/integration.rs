@@ -26,6 +26,7 @@ mod remote_tools;
 mod settings_keys_spelled_once;
 mod telemetry_calls;
 mod tools_caps;
+mod tools_doc;
 mod tools_errors;
 mod tools_golden;
 mod tools_hostile_text;

@@ -21,39 +21,39 @@ pub(super) enum Method {
 /// (`METHOD /path/{placeholder}`), with `N` placeholders, each filled by one
 /// part. The constructor checks the shape when the constant is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Endpoint<const N: usize = 0> {
+pub(crate) struct Endpoint<const N: usize = 0> {
     method: Method,
     template: &'static str,
 }
 
 /// Keeper's context pack for a task.
-pub(super) const CONTEXT: Endpoint = Endpoint::new("POST /context");
+pub(crate) const CONTEXT: Endpoint = Endpoint::new("POST /context");
 /// Records matching words.
-pub(super) const SEARCH: Endpoint = Endpoint::new("POST /search");
+pub(crate) const SEARCH: Endpoint = Endpoint::new("POST /search");
 /// The Domain's schema.
-pub(super) const SCHEMA: Endpoint = Endpoint::new("GET /schema");
+pub(crate) const SCHEMA: Endpoint = Endpoint::new("GET /schema");
 /// A Record: its Kind, then its key.
-pub(super) const RECORD: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}");
+pub(crate) const RECORD: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}");
 /// Records a model's words stand for.
-pub(super) const RESOLVE: Endpoint = Endpoint::new("POST /resolve");
+pub(crate) const RESOLVE: Endpoint = Endpoint::new("POST /resolve");
 /// Records matching a predicate.
-pub(super) const QUERY: Endpoint = Endpoint::new("POST /query");
+pub(crate) const QUERY: Endpoint = Endpoint::new("POST /query");
 /// The Records around seeds.
-pub(super) const NEIGHBORHOOD: Endpoint = Endpoint::new("POST /neighborhood");
+pub(crate) const NEIGHBORHOOD: Endpoint = Endpoint::new("POST /neighborhood");
 /// Why a Record holds its values: its Kind, then its key.
-pub(super) const EXPLAIN: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}/explain");
+pub(crate) const EXPLAIN: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}/explain");
 /// A Record's changes: its Kind, then its key.
-pub(super) const HISTORY: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}/history");
+pub(crate) const HISTORY: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}/history");
 /// Where a Record's values came from: its Kind, then its key.
-pub(super) const LINEAGE: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}/lineage");
+pub(crate) const LINEAGE: Endpoint<2> = Endpoint::new("GET /kinds/{kind}/records/{key}/lineage");
 /// The Domain's branches.
-pub(super) const BRANCHES: Endpoint = Endpoint::new("GET /branches");
+pub(crate) const BRANCHES: Endpoint = Endpoint::new("GET /branches");
 /// A branch's log: the branch name (one segment, so it may hold `/`).
-pub(super) const BRANCH_LOG: Endpoint<1> = Endpoint::new("GET /branches/{branch}/log");
+pub(crate) const BRANCH_LOG: Endpoint<1> = Endpoint::new("GET /branches/{branch}/log");
 /// What changed between two revisions.
-pub(super) const DIFF: Endpoint = Endpoint::new("GET /diff");
+pub(crate) const DIFF: Endpoint = Endpoint::new("GET /diff");
 /// An operation run: the operation's name.
-pub(super) const EXECUTE: Endpoint<1> = Endpoint::new("POST /operations/{op}/execute");
+pub(crate) const EXECUTE: Endpoint<1> = Endpoint::new("POST /operations/{op}/execute");
 
 impl<const N: usize> Endpoint<N> {
     /// The route of `template`, `GET /...` or `POST /...` with `N`
@@ -86,7 +86,7 @@ impl<const N: usize> Endpoint<N> {
 
     /// The template that names it in metrics, logs and errors
     /// (`GET /branches/{branch}/log`).
-    pub(super) fn template(&self) -> &'static str {
+    pub(crate) const fn template(&self) -> &'static str {
         self.template
     }
 

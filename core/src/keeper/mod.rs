@@ -27,7 +27,7 @@
 
 mod body;
 mod client_cell;
-mod endpoint;
+pub(crate) mod endpoint;
 mod error;
 mod exchange;
 pub mod health;

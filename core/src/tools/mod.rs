@@ -30,7 +30,7 @@ mod toolbox;
 mod view;
 
 pub use crate::tool::{RenderedOutput, ToolAnnotations, ToolCallError, ToolDefinition};
-pub use lorebase::ResourceRead;
+pub use lorebase::{ResourceRead, keeper_routes};
 pub use selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
 pub use source::ToolOrigin;
 pub use toolbox::{Toolbox, ToolboxError};

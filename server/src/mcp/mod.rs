@@ -23,5 +23,7 @@ pub(crate) mod resources;
 pub mod served_tools;
 pub(crate) mod skills;
 pub(crate) mod stdio;
+#[cfg(test)]
+mod tool_mentions;
 pub(crate) mod views;
 pub(crate) mod workflow;

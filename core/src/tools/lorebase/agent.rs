@@ -1,6 +1,7 @@
 //! The agent endpoints: `lorebase_context` (a context pack) and
 //! `lorebase_execute` (Operation runs, the only write).
 
+use crate::keeper::endpoint;
 use serde_json::{Map, Value};
 
 use super::tool::{Ctx, LorebaseTool};
@@ -52,6 +53,8 @@ impl LorebaseTool for LorebaseContext {
         everything about an entity, context pack, background, neighbors, related \
         records, recent changes";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] =
+        &[endpoint::SEARCH.template(), endpoint::CONTEXT.template()];
     type Args = ContextArgs;
     type Answer = ContextPack;
 
@@ -152,6 +155,7 @@ impl LorebaseTool for LorebaseExecute {
         operation, save, commit, dry run, expected head, idempotency key, propose, \
         proposal, review, merge, task, intent";
     const SCOPE: Scope = Scope::BRANCH;
+    const KEEPER: &'static [&'static str] = &[endpoint::EXECUTE.template()];
     const WRITES: bool = true;
     type Args = ExecuteArgs;
     type Answer = ExecuteResult;

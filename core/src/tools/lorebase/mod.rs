@@ -18,4 +18,5 @@ mod tool;
 
 pub use resource::ResourceRead;
 pub(crate) use source::LorebaseTools;
+pub use table::keeper_routes;
 pub(crate) use table::{GROUPS, TOOLS};

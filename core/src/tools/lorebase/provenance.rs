@@ -3,6 +3,7 @@
 use super::tool::{Ctx, LorebaseTool};
 use crate::config::Settings;
 use crate::error::ToolError;
+use crate::keeper::endpoint;
 use crate::keeper::model::{Explain, History, Lineage, ProvenanceParams};
 use crate::render;
 use crate::tools::args::{Common, Flag, Int, Name, Names, Ref, Scope, joined, tool_arguments};
@@ -27,6 +28,7 @@ impl LorebaseTool for LorebaseExplain {
         set it, how it was created, origin of a value, provenance, actor, which \
         operation or proposal set it, links and proposals that changed it";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::EXPLAIN.template()];
     type Args = ExplainArgs;
     type Answer = Explain;
 
@@ -72,6 +74,7 @@ impl LorebaseTool for LorebaseHistory {
         audit trail, edits over time, modified, updated, created, deleted, revisions \
         of a record, timeline";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::HISTORY.template()];
     type Args = HistoryArgs;
     type Answer = History;
 
@@ -112,6 +115,7 @@ impl LorebaseTool for LorebaseLineage {
         value, evidence, provenance, origin, span, source system, sync, operation or \
         proposal that brought it, trust";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::LINEAGE.template()];
     type Args = LineageArgs;
     type Answer = Lineage;
 

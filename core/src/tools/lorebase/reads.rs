@@ -3,6 +3,7 @@
 //! its definition, its arguments (their doc comments are the descriptions a
 //! model sees), its answer type (a Keeper wire type) and its handler.
 
+use crate::keeper::endpoint;
 use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -63,6 +64,7 @@ impl LorebaseTool for LorebaseSchema {
         relations, operation, operations I can run, parameter, parameters, arguments, \
         traits, lenses, sources, search modes, names";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::SCHEMA.template()];
     type Args = SchemaArgs;
     type Answer = DomainSchema;
 
@@ -100,6 +102,7 @@ impl LorebaseTool for LorebaseGet {
         up an entity, fetch a row by id, current values, attribute values, links of a \
         record, open a record, details of an entity";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::RECORD.template()];
     type Args = GetArgs;
     type Answer = RecordView;
 
@@ -146,6 +149,7 @@ impl LorebaseTool for LorebaseResolve {
         filters, where predicates, synonyms, vocabulary, ground a question, turn a \
         phrase into a filter, which value means";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::RESOLVE.template()];
     type Args = ResolveArgs;
     type Answer = ResolveResponse;
 
@@ -191,6 +195,7 @@ impl LorebaseTool for LorebaseQuery {
         sort, order by, more than, over, under, between, top, page, cursor, which \
         records match";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::QUERY.template()];
     type Args = QueryArgs;
     type Answer = QueryResponse;
 
@@ -240,6 +245,7 @@ impl LorebaseTool for LorebaseSearch {
         text, lexical, semantic, vector, hybrid, similar, similarity, look for, fuzzy, \
         ranked hits, snippet";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::SEARCH.template()];
     type Args = SearchArgs;
     type Answer = SearchResponse;
 
@@ -290,6 +296,7 @@ impl LorebaseTool for LorebaseNeighborhood {
         relations, edges, walk the graph, graph traversal, hops, nodes, which records \
         does it point to, supply, uses, network around";
     const SCOPE: Scope = Scope::READ;
+    const KEEPER: &'static [&'static str] = &[endpoint::NEIGHBORHOOD.template()];
     type Args = NeighborhoodArgs;
     type Answer = NeighborhoodResponse;
 

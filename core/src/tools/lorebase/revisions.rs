@@ -4,6 +4,7 @@
 use super::tool::{Ctx, LorebaseTool};
 use crate::config::Settings;
 use crate::error::ToolError;
+use crate::keeper::endpoint;
 use crate::keeper::model::{BranchList, Diff, DiffParams, LogParams, OriginType, PageParams};
 use crate::render;
 use crate::render::revisions::Changes;
@@ -40,6 +41,10 @@ impl LorebaseTool for LorebaseChanges {
         today, recently, recent commits, revisions, log, catch up, new edits, by \
         author, who committed, latest activity, feed";
     const SCOPE: Scope = Scope::BRANCH;
+    const KEEPER: &'static [&'static str] = &[
+        endpoint::BRANCHES.template(),
+        endpoint::BRANCH_LOG.template(),
+    ];
     type Args = ChangesArgs;
     type Answer = Changes;
 
@@ -159,6 +164,7 @@ impl LorebaseTool for LorebaseDiff {
         snapshots or tags, difference between, the changes between two revisions, what was \
         added, removed or modified between, delta, before and after";
     const SCOPE: Scope = Scope::DOMAIN;
+    const KEEPER: &'static [&'static str] = &[endpoint::DIFF.template()];
     type Args = DiffArgs;
     type Answer = Diff;
 
@@ -198,6 +204,7 @@ impl LorebaseTool for LorebaseBranches {
     const SEARCH_HINT: &'static str = "branches: list branches, heads, default branch, protected branch, main, work \
         branch, agent branch, head revision";
     const SCOPE: Scope = Scope::DOMAIN;
+    const KEEPER: &'static [&'static str] = &[endpoint::BRANCHES.template()];
     type Args = BranchesArgs;
     type Answer = BranchList;
 

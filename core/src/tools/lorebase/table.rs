@@ -44,3 +44,9 @@ pub(crate) static TOOLS: [ToolEntry; 14] = [
     entry::<LorebaseExecute>(AGENT),
     entry::<LorebaseBranches>(REVISIONS),
 ];
+
+/// The Keeper routes the Lorebase tool `name` may call (`POST /query`), in
+/// order; `None` for a name that is not a Lorebase tool.
+pub fn keeper_routes(name: &str) -> Option<&'static [&'static str]> {
+    TOOLS.iter().find(|t| t.name == name).map(|t| t.keeper)
+}

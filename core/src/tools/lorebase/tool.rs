@@ -53,6 +53,10 @@ pub(crate) trait LorebaseTool {
     const SCOPE: Scope;
     /// Whether it writes (only `lorebase_execute`).
     const WRITES: bool = false;
+    /// The Keeper routes it may call, in the order it calls them: the
+    /// templates of [`crate::keeper::endpoint`]'s values (docs/tools.md
+    /// lists them).
+    const KEEPER: &'static [&'static str];
 
     /// Its own arguments: a struct whose doc comments are the descriptions
     /// a model sees (an argument its schema does not list is refused before
@@ -87,6 +91,8 @@ pub(crate) struct ToolEntry {
     pub group: &'static str,
     /// Whether it writes.
     pub writes: bool,
+    /// The Keeper routes it calls ([`LorebaseTool::KEEPER`]).
+    pub keeper: &'static [&'static str],
     /// Its definition (schemas derived from its types).
     pub definition: fn() -> ToolDefinition,
     /// Its answer's identifiers (the fields its wire type marks).
@@ -110,6 +116,7 @@ pub(crate) const fn entry<T: LorebaseTool>(group: &'static str) -> ToolEntry {
         name: T::NAME,
         group,
         writes: T::WRITES,
+        keeper: T::KEEPER,
         definition: definition::<T>,
         identifiers: schema::identifiers::<T::Answer>,
         call: call::<T>,
