@@ -5,10 +5,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use herald_core::keeper::model::ProblemCode;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use keeper_wire::ProblemCode;
 use serde::Serialize;
 
 use crate::problem::ApiError;

@@ -2,7 +2,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use herald_core::keeper::model::{Issue, Problem, ProblemCode};
+use keeper_wire::{Issue, Problem, ProblemCode};
 
 /// A failed API call: a problem code, a message, and its details.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use herald_core::keeper::model::RecordRef;
+use keeper_wire::RecordRef;
 use serde_json::Value;
 
 use crate::data::fnv1a;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::RecordRef;
+use keeper_wire::RecordRef;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

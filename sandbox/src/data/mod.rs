@@ -6,7 +6,7 @@ mod generate;
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     AttributeDef, EmbeddingInfo, KindDef, OperationDef, ParameterDef, RelationDef, ReviewPolicy,
     TraitDef,
 };
@@ -206,7 +206,7 @@ pub(crate) struct RecordSpec {
 pub(crate) struct RevisionSpec {
     pub time: String,
     pub author: String,
-    pub origin_type: herald_core::keeper::model::OriginType,
+    pub origin_type: keeper_wire::OriginType,
     #[serde(default)]
     pub operation: Option<String>,
     pub message: String,
@@ -230,7 +230,7 @@ pub(crate) struct UpdateSpec {
     pub values: BTreeMap<String, Value>,
     /// Extraction evidence per attribute.
     #[serde(default)]
-    pub evidence: BTreeMap<String, herald_core::keeper::model::Evidence>,
+    pub evidence: BTreeMap<String, keeper_wire::Evidence>,
 }
 
 /// The merged Proposal behind a sample Revision.

@@ -15,7 +15,7 @@ mod vocabulary;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use herald_core::keeper::model::{RecordHeader, RecordRef};
+use keeper_wire::{RecordHeader, RecordRef};
 use serde_json::Value;
 
 use crate::auth::Principal;

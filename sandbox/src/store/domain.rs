@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use herald_core::keeper::model::{ExecuteResult, ProblemCode, ProposalStatus};
+use keeper_wire::{ExecuteResult, ProblemCode, ProposalStatus};
 
 use super::Revision;
 use crate::data::DomainDef;

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     AttributeChange, ChangeCounts, ChangeType, Evidence, HistoryEntry, Link, Origin, OriginType,
     ProposalRef, RecordRef,
 };
@@ -223,7 +223,7 @@ pub(crate) fn diff_changes(base: &Snapshot, set: &ChangeSet) -> ApiResult<Vec<Re
             PendingChange::Create(r, values) => {
                 if base.get(r).is_some() {
                     return Err(ApiError::new(
-                        herald_core::keeper::model::ProblemCode::AlreadyExists,
+                        keeper_wire::ProblemCode::AlreadyExists,
                         format!("{r} already exists"),
                     ));
                 }
@@ -339,7 +339,7 @@ pub(crate) fn commit(
         && serde_json::to_writer(&mut w, &links).is_ok();
     if !ok {
         return Err(ApiError::new(
-            herald_core::keeper::model::ProblemCode::KeeperUnavailable,
+            keeper_wire::ProblemCode::KeeperUnavailable,
             "could not hash the Revision",
         ));
     }
