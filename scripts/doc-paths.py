@@ -39,6 +39,7 @@ CRATES = {
     "herald_server": "server/src",
     "sandbox": "sandbox/src",
     "lorebase_sandbox": "sandbox/src",
+    "keeper_wire": "keeper-wire/src",
     "bindings_node": "bindings-node/src",
     "bindings_python": "bindings-python/src",
     "bindings_c": "bindings-c/src",
@@ -97,6 +98,13 @@ def module_file(src: Path, module: list[str]) -> Path | None:
     return None
 
 
+def crate_as(file: Path, name: str) -> str | None:
+    """The source folder of the workspace crate a module file re-exports as the module `name`
+    (`pub use keeper_wire as model;`), if it does."""
+    m = re.search(rf"\bpub(?:\([^)]*\))?\s+use\s+([a-z_][a-z0-9_]*)\s+as\s+{re.escape(name)}\s*;", file.read_text(errors="replace"))
+    return CRATES.get(m.group(1)) if m else None
+
+
 def defines(file: Path, name: str) -> bool:
     """Whether a module file defines or re-exports `name` (or declares it as a module).
     An enum variant or a field is not an item: the docs name it after its type."""
@@ -137,6 +145,11 @@ def resolves(root: Path, segments: list[str]) -> bool | None:
                 module.append(seg)
                 continue
             file = module_file(src, module)
+            # A workspace crate re-exported as a module: the path goes on in that crate.
+            other = crate_as(file, seg) if file is not None else None
+            if other is not None:
+                src, module = root / other, []
+                continue
             ok = file is not None and defines(file, seg)
             # What follows an item (`Type::method`, `Type::CONST`) is defined somewhere in the crate.
             ok = ok and all(defined_in_crate(src, name) for name in path[i + 1 :])
@@ -174,8 +187,13 @@ def check(root: Path, page: Path) -> list[str]:
 #: The self-check's tree: one crate with a module, a nested one and an item.
 SELF_CHECK = {
     "core/src/lib.rs": "pub mod keeper;\n",
-    "core/src/keeper/mod.rs": "pub mod health;\npub use health::Health;\nuse crate::keeper::health::Health as _;\n",
+    "core/src/keeper/mod.rs": (
+        "pub mod health;\npub use health::Health;\nuse crate::keeper::health::Health as _;\n"
+        "pub use keeper_wire as model;\n"
+    ),
     "core/src/keeper/health.rs": "pub struct Health;\n",
+    "keeper-wire/src/lib.rs": "mod reads;\npub use reads::*;\n",
+    "keeper-wire/src/reads.rs": "pub struct RecordView;\n",
     "docs/other.md": "",
     "docs/page.md": (
         "`core/src/keeper/mod.rs`, `keeper/health.rs`, `core::keeper::health`, `keeper::Health`,\n"
@@ -186,6 +204,7 @@ SELF_CHECK = {
         "dead: [gone](gone.md)\n"
         "`tools/list`, `logging/setLevel`; dead (named only inside a path): `keeper::health::keeper`\n"
         "dead: `keeper::Health::gone`\n"
+        "`keeper::model::reads::RecordView`, `keeper_wire::reads`; dead: `keeper::model::Gone`\n"
     ),
 }
 
@@ -205,6 +224,7 @@ def self_check() -> list[str]:
         "link gone.md (no such file)",
         "`keeper::health::keeper` (no such module or item)",
         "`keeper::Health::gone` (no such module or item)",
+        "`keeper::model::Gone` (no such module or item)",
     ]
     return [] if found == want else [f"expected {want}, found {found}"]
 

@@ -52,6 +52,7 @@ from pathlib import Path
 
 #: The crates checked: folder -> the root file of its library or binary.
 ROOTS = [
+    "keeper-wire/src/lib.rs",
     "core/src/lib.rs",
     "server/src/lib.rs",
     "server/src/main.rs",

@@ -20,7 +20,7 @@ use crate::error::CApiError;
 
 /// The calls running in one handle.
 #[derive(Debug, Clone)]
-pub struct InFlight {
+pub(crate) struct InFlight {
     shared: Arc<Shared>,
 }
 
@@ -41,7 +41,7 @@ struct State {
 
 /// One call inside the handle; leaving (drop) lets a waiting free go on.
 #[derive(Debug)]
-pub struct Ticket {
+pub(crate) struct Ticket {
     shared: Arc<Shared>,
     closing: watch::Receiver<bool>,
 }
@@ -64,7 +64,7 @@ impl Default for InFlight {
 impl InFlight {
     /// A ticket for one call, or [`CApiError::Cancelled`] once the handle is
     /// being freed.
-    pub fn enter(&self) -> Result<Ticket, CApiError> {
+    pub(crate) fn enter(&self) -> Result<Ticket, CApiError> {
         let mut state = self.lock();
         if !state.open {
             return Err(CApiError::Cancelled);
@@ -78,7 +78,7 @@ impl InFlight {
 
     /// Refuses new calls, cancels the running ones and waits until they have
     /// all left.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         let mut state = self.lock();
         state.open = false;
         self.shared.closing.send_replace(true);
@@ -101,7 +101,10 @@ impl InFlight {
 
 impl Ticket {
     /// `work`, unless the handle is freed first ([`CApiError::Cancelled`]).
-    pub async fn or_cancelled<T>(&mut self, work: impl Future<Output = T>) -> Result<T, CApiError> {
+    pub(crate) async fn or_cancelled<T>(
+        &mut self,
+        work: impl Future<Output = T>,
+    ) -> Result<T, CApiError> {
         tokio::select! {
             biased;
             closing = self.closing.wait_for(|closing| *closing) => {

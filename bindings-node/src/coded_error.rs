@@ -6,7 +6,7 @@ use napi::{Env, JsError, JsValue, Status};
 
 /// Builds a JS `Error` whose `message` is `message` and whose `code` is `code`,
 /// ready to be thrown or to reject a promise with. Must run on the JS thread.
-pub fn coded_error(env: &Env, code: &str, message: &str) -> napi::Error {
+pub(crate) fn coded_error(env: &Env, code: &str, message: &str) -> napi::Error {
     let error = napi::Error::new(code.to_string(), message.to_string());
     let value = JsError::from(error).into_unknown(*env);
     if value.raw().is_null() {

@@ -58,7 +58,7 @@ const OTHER_OPTIONS: (&str, &str) = ("configFile", "settings");
 /// The JavaScript names of the options, for the unknown-option check: the
 /// settings file, the settings table's Node options
 /// (`herald_core::config::aliases`), then `settings`.
-pub fn option_names() -> Vec<&'static str> {
+pub(crate) fn option_names() -> Vec<&'static str> {
     std::iter::once(OTHER_OPTIONS.0)
         .chain(node_options().map(|(option, _)| option))
         .chain(std::iter::once(OTHER_OPTIONS.1))
@@ -99,7 +99,7 @@ pub struct CallOptions {
 
 /// Why options cannot become overrides.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OptionsError {
+pub(crate) enum OptionsError {
     /// A property that is not an option (a typo such as `baseURL`).
     #[error("unknown option {0:?} of new Herald(); the options are {names}", names = option_names().join(", "))]
     Unknown(String),
@@ -111,7 +111,7 @@ pub enum OptionsError {
 /// Turns the options into the top settings layer. Each value is labelled with
 /// its option (`options.maxChars`), so a refused value names what the caller
 /// wrote.
-pub fn to_overrides(options: &HeraldOptions) -> Result<Overrides, OptionsError> {
+pub(crate) fn to_overrides(options: &HeraldOptions) -> Result<Overrides, OptionsError> {
     let mut overrides = Overrides::new();
     if let Some(settings) = &options.settings {
         overrides

@@ -11,7 +11,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 /// The typed exception of `code`, carrying `message`.
-pub fn typed(py: Python<'_>, code: ErrorCode, message: impl Into<String>) -> PyErr {
+pub(crate) fn typed(py: Python<'_>, code: ErrorCode, message: impl Into<String>) -> PyErr {
     let message = message.into();
     let code = code.as_str();
     let built = py

@@ -39,7 +39,7 @@ static LEFT: Condvar = Condvar::new();
 
 /// Runs `f` with the GIL on a thread that does not hold it, unless the
 /// interpreter is exiting (then `None`, and nothing of Python is touched).
-pub fn with_python<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
+pub(crate) fn with_python<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
     {
         let mut gate = GATE.lock().unwrap_or_else(PoisonError::into_inner);
         if !gate.open {
@@ -57,14 +57,14 @@ pub fn with_python<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
 }
 
 /// Whether the interpreter is still running (the gate is open).
-pub fn is_open() -> bool {
+pub(crate) fn is_open() -> bool {
     GATE.lock().unwrap_or_else(PoisonError::into_inner).open
 }
 
 /// The `atexit` hook: no runtime thread enters Python from now on; returns
 /// once those inside have left (the GIL released meanwhile, so they can).
 #[pyfunction]
-pub fn close_for_exit(py: Python<'_>) {
+pub(crate) fn close_for_exit(py: Python<'_>) {
     py.detach(|| {
         let mut gate = GATE.lock().unwrap_or_else(PoisonError::into_inner);
         gate.open = false;

@@ -31,7 +31,7 @@ struct ProcessToolbox {
 
 /// The tools of one Herald, with its settings resolved.
 #[pyclass(module = "lorebase_herald._native", frozen)]
-pub struct NativeHerald {
+pub(crate) struct NativeHerald {
     settings: Settings,
     toolbox: Mutex<ProcessToolbox>,
 }
@@ -196,7 +196,7 @@ impl NativeHerald {
 
 /// A tool call started by `call_async`.
 #[pyclass(module = "lorebase_herald._native", frozen)]
-pub struct NativeCall {
+pub(crate) struct NativeCall {
     abort: AbortHandle,
 }
 

@@ -16,7 +16,7 @@ struct ProcessRuntime {
 static RUNTIME: Mutex<Option<ProcessRuntime>> = Mutex::new(None);
 
 /// The runtime of this process, made on first use.
-pub fn shared() -> std::io::Result<Arc<Runtime>> {
+pub(crate) fn shared() -> std::io::Result<Arc<Runtime>> {
     let pid = std::process::id();
     let mut slot = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(current) = slot.as_ref().filter(|current| current.pid == pid) {

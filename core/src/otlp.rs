@@ -28,18 +28,18 @@ use crate::telemetry::trace::Hex;
 
 /// Spans waiting to be sent at most (two spans a call: 16,384 is about
 /// 16,000 calls a second at [`EXPORT_INTERVAL`]).
-pub const QUEUE_CAPACITY: usize = 16_384;
+pub(crate) const QUEUE_CAPACITY: usize = 16_384;
 /// Most spans in one export request.
-pub const MAX_BATCH: usize = 512;
+pub(crate) const MAX_BATCH: usize = 512;
 /// How long spans gather before they are sent (the exporter sleeps
 /// meanwhile: queuing a span never wakes it).
-pub const EXPORT_INTERVAL: Duration = Duration::from_millis(500);
+pub(crate) const EXPORT_INTERVAL: Duration = Duration::from_millis(500);
 /// Longest time one export request may take.
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Starts the exporter when `traces.otlp_endpoint` is set; `None` when it is
 /// not. The exporter ends when the last clone of the sink is dropped.
-pub fn start(settings: &TracesSettings) -> Result<Option<SpanSink>, String> {
+pub(crate) fn start(settings: &TracesSettings) -> Result<Option<SpanSink>, String> {
     let Some(endpoint) = settings.otlp_endpoint.as_deref() else {
         return Ok(None);
     };
@@ -153,7 +153,7 @@ fn resource(service_name: &str) -> Value {
 }
 
 /// One `ExportTraceServiceRequest` in OTLP's JSON mapping.
-pub fn encode(resource: &Value, spans: &[SpanRecord]) -> Value {
+pub(crate) fn encode(resource: &Value, spans: &[SpanRecord]) -> Value {
     let spans: Vec<Value> = spans.iter().map(span).collect();
     json!({"resourceSpans": [{
         "resource": resource,

@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum RegularFileError {
+pub(crate) enum RegularFileError {
     /// The file could not be opened (missing, no permission, ...).
     #[error("cannot open it: {0}")]
     Open(std::io::Error),
@@ -35,7 +35,7 @@ pub enum RegularFileError {
 
 /// Opens `path` for reading without blocking, and checks on the opened file
 /// that it is a regular one; returns it with its metadata.
-pub fn open(path: &Path) -> Result<(File, Metadata), RegularFileError> {
+pub(crate) fn open(path: &Path) -> Result<(File, Metadata), RegularFileError> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -55,13 +55,13 @@ pub fn open(path: &Path) -> Result<(File, Metadata), RegularFileError> {
 
 /// Reads `path` whole: a regular file of at most `max_bytes` (checked on the
 /// opened file before reading, and again while reading, should it grow).
-pub fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, RegularFileError> {
+pub(crate) fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, RegularFileError> {
     let (file, meta) = open(path)?;
     read_opened(file, &meta, max_bytes)
 }
 
 /// [`read`] of a file [`open`] returned.
-pub fn read_opened(
+pub(crate) fn read_opened(
     file: File,
     meta: &Metadata,
     max_bytes: u64,
@@ -81,7 +81,7 @@ pub fn read_opened(
 }
 
 /// [`read`] as UTF-8 text.
-pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, RegularFileError> {
+pub(crate) fn read_text(path: &Path, max_bytes: u64) -> Result<String, RegularFileError> {
     String::from_utf8(read(path, max_bytes)?).map_err(|_| {
         RegularFileError::Read(std::io::Error::new(
             std::io::ErrorKind::InvalidData,

@@ -5,10 +5,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use herald_core::keeper::model::ProblemCode;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use keeper_wire::ProblemCode;
 use serde::Serialize;
 
 use crate::problem::ApiError;
@@ -86,7 +86,7 @@ pub(crate) struct Principal {
 
 impl Principal {
     /// The caller of every request in auth mode `none`.
-    pub fn anonymous_admin() -> Self {
+    pub(crate) fn anonymous_admin() -> Self {
         Self {
             id: "anonymous".into(),
             roles: vec!["admin".into()],
@@ -94,22 +94,22 @@ impl Principal {
         }
     }
 
-    pub fn has_role(&self, role: &str) -> bool {
+    pub(crate) fn has_role(&self, role: &str) -> bool {
         self.roles.iter().any(|r| r == role)
     }
 
     /// Administrators write to protected branches directly.
-    pub fn is_admin(&self) -> bool {
+    pub(crate) fn is_admin(&self) -> bool {
         self.has_role("admin")
     }
 
     /// Sensitive attributes are masked for everyone else.
-    pub fn sees_sensitive(&self) -> bool {
+    pub(crate) fn sees_sensitive(&self) -> bool {
         self.is_admin() || self.has_role("steward")
     }
 
     /// Holds the grant of an Operation.
-    pub fn may_run(&self, operation: &str) -> bool {
+    pub(crate) fn may_run(&self, operation: &str) -> bool {
         self.operations.iter().any(|o| o == "*" || o == operation)
     }
 }
@@ -210,7 +210,7 @@ fn random_alnum(rng: &mut fastrand::Rng, n: usize) -> String {
 
 impl KeyRing {
     /// Mints one key per sample principal (none in auth mode `none`).
-    pub fn mint(mode: AuthMode, seed: Option<u64>) -> Self {
+    pub(crate) fn mint(mode: AuthMode, seed: Option<u64>) -> Self {
         if mode != AuthMode::ApiKey {
             return Self::default();
         }
@@ -236,12 +236,12 @@ impl KeyRing {
         ring
     }
 
-    pub fn minted(&self) -> &[MintedKey] {
+    pub(crate) fn minted(&self) -> &[MintedKey] {
         &self.minted
     }
 
     /// The caller of a request, from its `Authorization` header.
-    pub fn authenticate(
+    pub(crate) fn authenticate(
         &self,
         mode: AuthMode,
         authorization: Option<&str>,

@@ -112,7 +112,7 @@ fn one() -> u32 {
 
 impl FaultSpec {
     /// The fault, or why the body names none or several.
-    pub fn into_fault(self) -> Result<Fault, String> {
+    pub(crate) fn into_fault(self) -> Result<Fault, String> {
         let chosen = [self.status.is_some(), self.delay_ms.is_some(), self.drop]
             .iter()
             .filter(|b| **b)
@@ -155,23 +155,23 @@ impl FaultSpec {
 pub(crate) struct FaultQueue(Mutex<VecDeque<Fault>>);
 
 impl FaultQueue {
-    pub fn push(&self, fault: Fault) {
+    pub(crate) fn push(&self, fault: Fault) {
         if fault.count > 0 {
             self.lock().push_back(fault);
         }
     }
 
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         self.lock().clear();
     }
 
     /// Queued calls still to be faulted.
-    pub fn pending(&self) -> u64 {
+    pub(crate) fn pending(&self) -> u64 {
         self.lock().iter().map(|f| u64::from(f.count)).sum()
     }
 
     /// The fault of the next call, if any.
-    pub fn next(&self) -> Option<FaultAction> {
+    pub(crate) fn next(&self) -> Option<FaultAction> {
         let mut q = self.lock();
         let front = q.front_mut()?;
         let action = front.action.clone();

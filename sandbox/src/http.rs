@@ -12,7 +12,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use herald_core::keeper::model::{
+use keeper_wire::{
     ContextRequest, ExecuteRequest, NeighborhoodRequest, OriginType, ProblemCode, QueryRequest,
     RecordRef, ResolveRequest, SchemaDetail, SearchRequest,
 };
@@ -56,7 +56,7 @@ impl Params {
         let issues: Vec<_> = pairs
             .iter()
             .filter(|(k, _)| !allowed.contains(&k.as_str()))
-            .map(|(k, _)| herald_core::keeper::model::Issue {
+            .map(|(k, _)| keeper_wire::Issue {
                 path: k.clone(),
                 message: format!(
                     "unknown parameter; this endpoint takes {}",
@@ -117,9 +117,7 @@ fn json<T: serde::Serialize>(v: T) -> Response {
 fn record_ref(kind: String, key: String) -> ApiResult<RecordRef> {
     format!("{kind}/{key}")
         .parse()
-        .map_err(|e: herald_core::keeper::model::RefParseError| {
-            ApiError::invalid("ref", e.to_string())
-        })
+        .map_err(|e: keeper_wire::RefParseError| ApiError::invalid("ref", e.to_string()))
 }
 
 async fn schema(

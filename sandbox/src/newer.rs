@@ -66,7 +66,7 @@ pub(crate) struct NewerKeeper;
 
 impl NewerKeeper {
     /// What this mode changes, as JSON (the READY line's `newer_keeper`).
-    pub fn describe() -> Value {
+    pub(crate) fn describe() -> Value {
         json!({
             "extra_fields": EXTRA_FIELDS.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
             "renamed": RENAMED.iter().map(|(field, from, to)| json!({"field": field, "from": from, "to": to})).collect::<Vec<_>>(),
@@ -77,7 +77,7 @@ impl NewerKeeper {
 
     /// The answer rewritten: a JSON answer (2xx) or problem (4xx, 5xx)
     /// with its body rewritten, anything else as it was.
-    pub async fn rewrite(self, response: Response<Body>) -> Response<Body> {
+    pub(crate) async fn rewrite(self, response: Response<Body>) -> Response<Body> {
         let is_json = response
             .headers()
             .get(header::CONTENT_TYPE)

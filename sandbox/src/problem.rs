@@ -2,7 +2,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use herald_core::keeper::model::{Issue, Problem, ProblemCode};
+use keeper_wire::{Issue, Problem, ProblemCode};
 
 /// A failed API call: a problem code, a message, and its details.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -21,7 +21,7 @@ pub(crate) struct ApiError {
 pub(crate) type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    pub fn new(code: ProblemCode, detail: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ProblemCode, detail: impl Into<String>) -> Self {
         Self {
             code,
             detail: detail.into(),
@@ -32,28 +32,32 @@ impl ApiError {
         }
     }
 
-    pub fn not_found(detail: impl Into<String>) -> Self {
+    pub(crate) fn not_found(detail: impl Into<String>) -> Self {
         Self::new(ProblemCode::NotFound, detail)
     }
 
-    pub fn forbidden(detail: impl Into<String>) -> Self {
+    pub(crate) fn forbidden(detail: impl Into<String>) -> Self {
         Self::new(ProblemCode::Forbidden, detail)
     }
 
     /// validation-failed with one issue.
-    pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
         let message = message.into();
         Self::new(ProblemCode::ValidationFailed, message.clone()).with_issue(path, message)
     }
 
     /// validation-failed with these issues (one per path).
-    pub fn invalid_all(detail: impl Into<String>, issues: Vec<Issue>) -> Self {
+    pub(crate) fn invalid_all(detail: impl Into<String>, issues: Vec<Issue>) -> Self {
         let mut e = Self::new(ProblemCode::ValidationFailed, detail);
         e.issues = issues;
         e
     }
 
-    pub fn with_issue(mut self, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn with_issue(
+        mut self,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         self.issues.push(Issue {
             path: path.into(),
             message: message.into(),
@@ -61,23 +65,23 @@ impl ApiError {
         self
     }
 
-    pub fn with_head(mut self, head: impl Into<String>) -> Self {
+    pub(crate) fn with_head(mut self, head: impl Into<String>) -> Self {
         self.head = Some(head.into());
         self
     }
 
-    pub fn with_retry_after(mut self, secs: u64) -> Self {
+    pub(crate) fn with_retry_after(mut self, secs: u64) -> Self {
         self.retry_after = Some(secs);
         self
     }
 
     /// The HTTP status answered.
-    pub fn http_status(&self) -> u16 {
+    pub(crate) fn http_status(&self) -> u16 {
         self.status.unwrap_or_else(|| self.code.http_status())
     }
 
     /// The body.
-    pub fn to_problem(&self) -> Problem {
+    pub(crate) fn to_problem(&self) -> Problem {
         Problem {
             type_uri: format!("https://lorebase.dev/problems/{}", self.code),
             title: title(self.code).into(),

@@ -30,7 +30,7 @@ pub(crate) struct AppState {
 
 impl AppState {
     /// The state of a sandbox whose URL is `url` (the audience of auth mode `jwt`).
-    pub fn new(options: &SandboxOptions, url: &str) -> Result<Self, SandboxError> {
+    pub(crate) fn new(options: &SandboxOptions, url: &str) -> Result<Self, SandboxError> {
         let mut keys = KeyRing::mint(options.auth, options.seed);
         if options.auth == AuthMode::Jwt {
             let (Some(issuer), Some(jwks)) = (&options.oauth_issuer, &options.oauth_jwks) else {
@@ -65,11 +65,11 @@ impl AppState {
         })
     }
 
-    pub fn domain_names(&self) -> Vec<String> {
+    pub(crate) fn domain_names(&self) -> Vec<String> {
         self.read().keys().cloned().collect()
     }
 
-    pub fn reset(&self) {
+    pub(crate) fn reset(&self) {
         *self.write() = self.initial.clone();
         self.faults.clear();
     }
@@ -91,7 +91,7 @@ impl AppState {
     }
 
     /// Runs `f` on a Domain's state (read lock).
-    pub fn with_domain<R>(
+    pub(crate) fn with_domain<R>(
         &self,
         domain: &str,
         f: impl FnOnce(&DomainState) -> ApiResult<R>,
@@ -101,7 +101,7 @@ impl AppState {
     }
 
     /// Runs `f` on a Domain's state (write lock).
-    pub fn with_domain_mut<R>(
+    pub(crate) fn with_domain_mut<R>(
         &self,
         domain: &str,
         f: impl FnOnce(&mut DomainState) -> ApiResult<R>,
@@ -111,7 +111,7 @@ impl AppState {
     }
 
     /// The view of one read: branch and Revision resolved.
-    pub fn view(
+    pub(crate) fn view(
         &self,
         domain: &str,
         principal: &Principal,

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use herald_core::keeper::model::RecordRef;
+use keeper_wire::RecordRef;
 use serde_json::Value;
 
 use crate::data::fnv1a;
@@ -149,7 +149,7 @@ pub(crate) struct Ranked {
 impl SearchIndex {
     /// Indexes the text attributes of every Record; `of_kind` lists the
     /// Records of a Kind (ref and values).
-    pub fn build<'a>(
+    pub(crate) fn build<'a>(
         def: &DomainDef,
         of_kind: impl Fn(&str) -> Vec<(&'a RecordRef, &'a Values)>,
     ) -> Self {
@@ -196,7 +196,7 @@ impl SearchIndex {
     /// BM25 over the query's words; `keep` filters the candidates. When every
     /// word matches more than `cap` Records, only the first `cap` matches of
     /// the rarest word are ranked (the second value is then true).
-    pub fn lexical(
+    pub(crate) fn lexical(
         &self,
         query: &str,
         cap: usize,
@@ -253,7 +253,7 @@ impl SearchIndex {
     }
 
     /// The `list_size` nearest embedded Records by cosine, then filtered.
-    pub fn nearest(
+    pub(crate) fn nearest(
         &self,
         vector: &[f32],
         list_size: usize,

@@ -32,12 +32,11 @@
 //! re-exported here, and what the integration tests and the fuzz target
 //! reach ([`http`]'s `bind`/`serve`/`router`, [`http::readiness`],
 //! [`mcp::served_tools`], [`mcp::credential`], [`shutdown`]); everything
-//! else is `pub(crate)`, and `unreachable_pub` keeps it so.
+//! else is `pub(crate)`, and the workspace's `unreachable_pub` lint keeps it so.
 
 // The list above names the crate-private modules too, for `cargo doc
 // --document-private-items` and whoever reads the source.
 #![allow(rustdoc::private_intra_doc_links)]
-#![warn(unreachable_pub)]
 
 pub(crate) mod app;
 pub(crate) mod cli;

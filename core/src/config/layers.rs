@@ -178,7 +178,7 @@ pub(crate) fn read_file(path: &Path) -> Result<Vec<(String, Value)>, ConfigError
 
 /// The deepest nesting of collections a settings file may have (its
 /// deepest key, an `mcp.servers` entry's header, is six deep).
-pub const MAX_SETTINGS_DEPTH: usize = 32;
+pub(crate) const MAX_SETTINGS_DEPTH: usize = 32;
 
 /// The leaves of the `herald` section of a YAML document, dotted. The
 /// nesting is bounded while the document is parsed (before any value is

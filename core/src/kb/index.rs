@@ -156,7 +156,7 @@ pub struct SkippedFile {
 
 /// One immutable, searchable version of the catalog. Searches hold it (an
 /// `Arc`) for their whole duration, so a re-index never disturbs them.
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub(crate) searcher: Searcher,
     pub(crate) fields: KbFields,
     pub(crate) by_path: HashMap<String, Arc<KbEntry>>,

@@ -13,7 +13,7 @@ const MAX_CACHED_STEMS: usize = 100_000;
 /// Stems plain words (letters only) with the English Snowball stemmer;
 /// identifiers are left as they are.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct StemPlainWords;
+pub(crate) struct StemPlainWords;
 
 impl TokenFilter for StemPlainWords {
     type Tokenizer<T: Tokenizer> = StemPlainWordsFilter<T>;
@@ -30,7 +30,7 @@ impl TokenFilter for StemPlainWords {
 /// The tokenizer [`StemPlainWords`] wraps around. Each clone (one per
 /// indexing thread) keeps its own cache of stems.
 #[derive(Clone)]
-pub struct StemPlainWordsFilter<T> {
+pub(crate) struct StemPlainWordsFilter<T> {
     inner: T,
     stemmer: frostem::Stemmer,
     cache: HashMap<Box<str>, Box<str>>,
@@ -52,7 +52,7 @@ impl<T: Tokenizer> Tokenizer for StemPlainWordsFilter<T> {
 }
 
 /// The token stream of [`StemPlainWordsFilter`].
-pub struct StemPlainWordsStream<'a, T> {
+pub(crate) struct StemPlainWordsStream<'a, T> {
     tail: T,
     stemmer: frostem::Stemmer,
     cache: &'a mut HashMap<Box<str>, Box<str>>,

@@ -23,10 +23,10 @@ use tantivy::tokenizer::{
 use super::stem::StemPlainWords;
 
 /// The name the analyzer is registered under in the index.
-pub const ANALYZER_NAME: &str = "kb_identifier";
+pub(crate) const ANALYZER_NAME: &str = "kb_identifier";
 
 /// Builds the analyzer used for every text field and every query.
-pub fn analyzer() -> TextAnalyzer {
+pub(crate) fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(IdentifierTokenizer::default())
         .filter(RemoveLongFilter::limit(100))
         .filter(AsciiFoldingFilter)
@@ -37,12 +37,12 @@ pub fn analyzer() -> TextAnalyzer {
 /// The weight of a part of an identifier in a query, relative to the whole
 /// identifier: an entry that holds `harbor-core` ranks above one that says
 /// `harbor` and `core` apart.
-pub const PART_WEIGHT: f32 = 0.15;
+pub(crate) const PART_WEIGHT: f32 = 0.15;
 
 /// The distinct tokens of a query with their weight, in order of first
 /// appearance: the whole of each word weighs 1, its pieces and parts
 /// [`PART_WEIGHT`].
-pub fn weighted_query_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(String, f32)> {
+pub(crate) fn weighted_query_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(String, f32)> {
     let mut tokens: Vec<(String, f32)> = Vec::new();
     let mut words = Vec::new();
     for_each_word(text, |start, end| words.push((start, end)));
@@ -77,12 +77,12 @@ fn distinct_tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
 /// Splits text into identifier-aware tokens (lowercased). It keeps its
 /// token buffer between texts, so indexing allocates little.
 #[derive(Debug, Clone, Default)]
-pub struct IdentifierTokenizer {
+pub(crate) struct IdentifierTokenizer {
     buffer: TokenBuffer,
 }
 
 /// The tokens of one text, produced up front into the tokenizer's buffer.
-pub struct IdentifierTokenStream<'a> {
+pub(crate) struct IdentifierTokenStream<'a> {
     tokens: &'a mut [Token],
     next: usize,
 }

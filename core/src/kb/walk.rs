@@ -29,7 +29,7 @@ pub const RESERVED_NAMES: [&str; 11] = [
 
 /// What identifies one version of a file without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
+pub(crate) struct FileStamp {
     /// Size in bytes.
     pub len: u64,
     /// Modification time, nanoseconds since the epoch.
@@ -40,7 +40,7 @@ pub struct FileStamp {
 
 /// One candidate entry file.
 #[derive(Debug, Clone)]
-pub struct CatalogFile {
+pub(crate) struct CatalogFile {
     /// Catalog-relative path with `/` separators.
     pub path: String,
     /// Where it is on disk.
@@ -51,7 +51,7 @@ pub struct CatalogFile {
 
 /// Whether `name` (a file name) is an entry name: `.md`, not hidden, not a
 /// repository document.
-pub fn is_entry_name(name: &str) -> bool {
+pub(crate) fn is_entry_name(name: &str) -> bool {
     if name.starts_with('.') {
         return false;
     }
@@ -70,19 +70,19 @@ pub fn is_entry_name(name: &str) -> bool {
 /// An entry's path is its names joined by `/`, shown raw in `kb_search` and
 /// `kb_get` and given back as `kb_get`'s argument, so it is never rewritten:
 /// a name that fails is not listed.
-pub fn is_shown_safely(name: &str) -> bool {
+pub(crate) fn is_shown_safely(name: &str) -> bool {
     !name.chars().any(crate::tool::is_hidden_or_control)
 }
 
 /// Whether a catalog-relative path has a hidden component.
-pub fn is_hidden_path(relative: &Path) -> bool {
+pub(crate) fn is_hidden_path(relative: &Path) -> bool {
     relative
         .components()
         .any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with('.')))
 }
 
 /// Lists the entry files under `root`, sorted by path.
-pub fn list_catalog(root: &Path) -> std::io::Result<Vec<CatalogFile>> {
+pub(crate) fn list_catalog(root: &Path) -> std::io::Result<Vec<CatalogFile>> {
     let mut files = Vec::new();
     // The root itself must be readable; below it, unreadable folders are skipped.
     let top = std::fs::read_dir(root)?;

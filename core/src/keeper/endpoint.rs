@@ -5,7 +5,7 @@
 //! two cannot drift apart.
 
 use super::error::KeeperError;
-use super::model::ProblemCode;
+use keeper_wire::ProblemCode;
 
 /// The HTTP method of a route: a `GET` sends its input as the query, a
 /// `POST` as the JSON body.

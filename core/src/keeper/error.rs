@@ -2,7 +2,7 @@
 //! problem code a model will see it under ([`KeeperError::code`]). How it is
 //! shown to a model is [`crate::error::ToolError`]'s concern.
 
-use super::model::{Issue, Open, Problem, ProblemCode};
+use keeper_wire::{Issue, Open, Problem, ProblemCode};
 
 /// A failed Keeper call.
 #[derive(Debug, thiserror::Error)]

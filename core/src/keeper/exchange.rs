@@ -13,8 +13,8 @@ use super::error::KeeperError;
 use super::retry::{is_retryable_status, retry_after, retry_delay};
 use super::{Credential, KeeperClient};
 use crate::config::Secret;
-use crate::keeper::model::{Issue, Open, Problem, ProblemCode};
 use crate::telemetry::{KeeperAttempt, keeper_attempt};
+use keeper_wire::{Issue, Open, Problem, ProblemCode};
 
 /// The W3C trace context header.
 const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");

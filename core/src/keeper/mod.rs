@@ -31,7 +31,9 @@ pub(crate) mod endpoint;
 mod error;
 mod exchange;
 pub mod health;
-pub mod model;
+/// The wire types of the contract: the `lorebase-keeper-wire` crate, which
+/// the sandbox Keeper shares.
+pub use keeper_wire as model;
 pub mod retry;
 pub mod roots;
 
@@ -52,7 +54,7 @@ use endpoint::{
 };
 pub use error::KeeperError;
 use health::{KeeperHealth, KeeperHealthSnapshot};
-use model::*;
+use keeper_wire::*;
 
 /// Which credential a Keeper call carries.
 #[derive(Debug, Clone, PartialEq, Eq)]

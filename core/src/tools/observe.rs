@@ -17,11 +17,11 @@ use crate::tool::{RenderedOutput, ToolCallError};
 use crate::tools::source::ToolOrigin;
 
 /// The outcome of a call dropped before it finished (the caller went away).
-pub const CANCELLED: &str = "cancelled";
+pub(crate) const CANCELLED: &str = "cancelled";
 /// The outcome of a failed remote tool that named no code.
-pub const REMOTE_ERROR: &str = "remote-error";
+pub(crate) const REMOTE_ERROR: &str = "remote-error";
 /// The outcome of a tool error without a known code.
-pub const OTHER_ERROR: &str = "error";
+pub(crate) const OTHER_ERROR: &str = "error";
 
 /// The error codes Herald itself reports besides Keeper's: remote tool
 /// calls' and the knowledge base's.

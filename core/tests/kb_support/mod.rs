@@ -13,19 +13,19 @@ use herald_core::tools::RenderedOutput;
 use serde_json::{Map, Value};
 
 /// Writes `text` at `dir/relative`, creating folders.
-pub fn write(dir: &Path, relative: &str, text: &str) {
+pub(crate) fn write(dir: &Path, relative: &str, text: &str) {
     let path = dir.join(relative);
     std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
     std::fs::write(path, text).expect("write");
 }
 
 /// An entry with frontmatter `fields` (YAML lines) and `body`.
-pub fn entry(fields: &str, body: &str) -> String {
+pub(crate) fn entry(fields: &str, body: &str) -> String {
     format!("---\n{fields}\n---\n\n{body}\n")
 }
 
 /// Opens `dir` without a watcher.
-pub fn open(dir: &Path) -> KbCatalog {
+pub(crate) fn open(dir: &Path) -> KbCatalog {
     KbCatalog::open_with(
         dir,
         KbOptions {
@@ -37,12 +37,12 @@ pub fn open(dir: &Path) -> KbCatalog {
 }
 
 /// The default output caps.
-pub fn caps() -> OutputSettings {
+pub(crate) fn caps() -> OutputSettings {
     herald_core::config::Settings::default().output
 }
 
 /// Calls a KB tool with JSON arguments.
-pub fn call(catalog: &KbCatalog, name: &str, arguments: Value) -> RenderedOutput {
+pub(crate) fn call(catalog: &KbCatalog, name: &str, arguments: Value) -> RenderedOutput {
     let arguments: Map<String, Value> = match arguments {
         Value::Object(map) => map,
         other => panic!("arguments must be an object, got {other}"),
@@ -51,7 +51,7 @@ pub fn call(catalog: &KbCatalog, name: &str, arguments: Value) -> RenderedOutput
 }
 
 /// The JSON answer of a KB tool call (format json).
-pub fn call_json(catalog: &KbCatalog, name: &str, mut arguments: Value) -> Value {
+pub(crate) fn call_json(catalog: &KbCatalog, name: &str, mut arguments: Value) -> Value {
     arguments["format"] = Value::String("json".into());
     let output = call(catalog, name, arguments);
     assert!(!output.is_error, "unexpected tool error: {}", output.text);
@@ -63,7 +63,7 @@ pub fn call_json(catalog: &KbCatalog, name: &str, mut arguments: Value) -> Value
 
 /// Runs `f` with this thread's logs captured (plain text, one line per
 /// event, INFO and more severe).
-pub fn capture_logs<T>(f: impl FnOnce() -> T) -> (T, String) {
+pub(crate) fn capture_logs<T>(f: impl FnOnce() -> T) -> (T, String) {
     let (captured, guard) = log_capture::Captured::start_up_to(tracing::Level::INFO);
     let result = f();
     drop(guard);
@@ -71,7 +71,7 @@ pub fn capture_logs<T>(f: impl FnOnce() -> T) -> (T, String) {
 }
 
 /// The paths of a `kb_search` JSON answer, in order.
-pub fn hit_paths(answer: &Value) -> Vec<String> {
+pub(crate) fn hit_paths(answer: &Value) -> Vec<String> {
     answer["hits"]
         .as_array()
         .expect("hits")

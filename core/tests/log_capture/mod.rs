@@ -73,10 +73,10 @@ impl<'a> MakeWriter<'a> for ThreadWriters {
 
 /// The lines captured on this thread since [`Captured::start`].
 #[derive(Clone, Default)]
-pub struct Captured(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct Captured(Arc<Mutex<Vec<u8>>>);
 
 /// Stops capturing when dropped.
-pub struct CaptureGuard;
+pub(crate) struct CaptureGuard;
 
 impl Drop for CaptureGuard {
     fn drop(&mut self) {
@@ -86,18 +86,21 @@ impl Drop for CaptureGuard {
 
 impl Captured {
     /// Captures this thread's log lines (every level) until the guard drops.
-    pub fn start() -> (Self, CaptureGuard) {
+    pub(crate) fn start() -> (Self, CaptureGuard) {
         Self::start_up_to(Level::TRACE)
     }
 
     /// Captures this thread's log lines of `max` and more severe levels.
-    pub fn start_up_to(max: Level) -> (Self, CaptureGuard) {
+    pub(crate) fn start_up_to(max: Level) -> (Self, CaptureGuard) {
         Self::start_with(max, &[])
     }
 
     /// Captures this thread's log lines of `max` and more severe levels,
     /// except those whose target starts with one of `excluded`.
-    pub fn start_with(max: Level, excluded: &'static [&'static str]) -> (Self, CaptureGuard) {
+    pub(crate) fn start_with(
+        max: Level,
+        excluded: &'static [&'static str],
+    ) -> (Self, CaptureGuard) {
         static INSTALL: Once = Once::new();
         INSTALL.call_once(|| {
             let capturing = filter::dynamic_filter_fn(|meta, _| {
@@ -122,7 +125,7 @@ impl Captured {
     }
 
     /// Everything captured so far.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
 }

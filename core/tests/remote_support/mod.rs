@@ -34,7 +34,7 @@ use tokio::net::TcpListener;
 
 /// How the test server behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// The tools `echo` (read-only), `search`, `wipe` (destructive), `big`,
     /// `fail` (a tool error), `flaky` (HTTP 503 in front), `gone` (a protocol
     /// error), `bad name` (a name Herald refuses).
@@ -45,7 +45,7 @@ pub enum Mode {
 
 /// What the server received.
 #[derive(Debug, Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// Every request's Authorization header (None when absent).
     pub authorizations: Mutex<Vec<Option<String>>>,
     /// JSON-RPC methods received, in order.
@@ -60,7 +60,7 @@ pub struct Seen {
 
 impl Seen {
     /// How many requests of JSON-RPC `method` arrived.
-    pub fn methods_of(&self, method: &str) -> usize {
+    pub(crate) fn methods_of(&self, method: &str) -> usize {
         self.methods
             .lock()
             .unwrap()
@@ -70,7 +70,7 @@ impl Seen {
     }
 
     /// How many `tools/call` of `name` arrived.
-    pub fn calls_of(&self, name: &str) -> usize {
+    pub(crate) fn calls_of(&self, name: &str) -> usize {
         self.calls
             .lock()
             .unwrap()
@@ -196,7 +196,7 @@ impl ServerHandler for TestServer {
 }
 
 /// A running test server.
-pub struct RemoteServer {
+pub(crate) struct RemoteServer {
     /// Its address.
     pub addr: SocketAddr,
     /// What it received.
@@ -206,7 +206,7 @@ pub struct RemoteServer {
 
 impl RemoteServer {
     /// Its MCP endpoint on 127.0.0.1.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
     }
 }
@@ -218,13 +218,13 @@ impl Drop for RemoteServer {
 }
 
 /// Starts a test server on an ephemeral loopback port.
-pub async fn start(mode: Mode) -> RemoteServer {
+pub(crate) async fn start(mode: Mode) -> RemoteServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     serve(listener, mode).await
 }
 
 /// Starts a test server on `listener`.
-pub async fn serve(listener: TcpListener, mode: Mode) -> RemoteServer {
+pub(crate) async fn serve(listener: TcpListener, mode: Mode) -> RemoteServer {
     let addr = listener.local_addr().unwrap();
     let seen = Arc::new(Seen::default());
     let server = TestServer {
@@ -285,7 +285,7 @@ async fn record(State(seen): State<Arc<Seen>>, request: Request, next: Next) -> 
 
 /// A server that redirects every request (307) to `target`, recording the
 /// Authorization headers it got.
-pub async fn start_redirector(target: String) -> RemoteServer {
+pub(crate) async fn start_redirector(target: String) -> RemoteServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let seen = Arc::new(Seen::default());
@@ -309,7 +309,7 @@ pub async fn start_redirector(target: String) -> RemoteServer {
 
 /// A server that answers every request with HTTP 500 and a body quoting the
 /// Authorization header it received (a hostile or careless server).
-pub async fn start_echoing_500() -> RemoteServer {
+pub(crate) async fn start_echoing_500() -> RemoteServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let seen = Arc::new(Seen::default());
@@ -334,14 +334,14 @@ pub async fn start_echoing_500() -> RemoteServer {
 
 /// A loopback URL that accepts connections and never answers (the listener
 /// is returned: keep it alive).
-pub async fn silent_url() -> (String, TcpListener) {
+pub(crate) async fn silent_url() -> (String, TcpListener) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     (format!("http://{addr}/mcp"), listener)
 }
 
 /// A loopback URL where nothing listens.
-pub async fn closed_url() -> String {
+pub(crate) async fn closed_url() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     drop(listener);
@@ -350,7 +350,7 @@ pub async fn closed_url() -> String {
 
 /// Settings with `servers` (JSON array) as LOREBASE__HERALD__MCP__SERVERS,
 /// `extra` variables, and Keeper pointed at a closed port (never called).
-pub fn settings(servers: Value, extra: &[(&str, &str)]) -> Settings {
+pub(crate) fn settings(servers: Value, extra: &[(&str, &str)]) -> Settings {
     let mut env: BTreeMap<String, String> = extra
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -363,7 +363,7 @@ pub fn settings(servers: Value, extra: &[(&str, &str)]) -> Settings {
 }
 
 /// A toolbox over `settings`, discovered.
-pub async fn discovered(settings: Settings) -> Toolbox {
+pub(crate) async fn discovered(settings: Settings) -> Toolbox {
     let toolbox = Toolbox::new(settings).expect("toolbox");
     toolbox.discover_remote().await;
     toolbox
@@ -372,7 +372,7 @@ pub async fn discovered(settings: Settings) -> Toolbox {
 /// Captures this thread's log lines (Herald's, rmcp's client and reqwest's,
 /// at trace level) until the guard drops; not the test servers' own request
 /// logs, which quote the headers they were sent.
-pub fn captured_logs() -> (Captured, CaptureGuard) {
+pub(crate) fn captured_logs() -> (Captured, CaptureGuard) {
     Captured::start_with(
         tracing::Level::TRACE,
         &[
@@ -387,7 +387,7 @@ pub fn captured_logs() -> (Captured, CaptureGuard) {
 /// The text inside a remote tool's fence, after checking the fence: the
 /// opening line names the server, the note says it is untrusted data, the
 /// closing line ends the answer.
-pub fn unfenced<'a>(text: &'a str, server: &str) -> &'a str {
+pub(crate) fn unfenced<'a>(text: &'a str, server: &str) -> &'a str {
     let id = text
         .strip_prefix("<untrusted_remote_output id=\"")
         .and_then(|rest| rest.get(..16))

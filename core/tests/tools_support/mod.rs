@@ -10,20 +10,23 @@ use lorebase_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{Map, Value};
 
 /// A sandbox (auth none) and a toolbox on it with `domain` as the default.
-pub async fn sandbox_toolbox(domain: &str) -> (Sandbox, Toolbox) {
+pub(crate) async fn sandbox_toolbox(domain: &str) -> (Sandbox, Toolbox) {
     sandbox_toolbox_with(domain, SandboxOptions::default()).await
 }
 
 /// A sandbox started with `options` and a toolbox on it with `domain` as
 /// the default.
-pub async fn sandbox_toolbox_with(domain: &str, options: SandboxOptions) -> (Sandbox, Toolbox) {
+pub(crate) async fn sandbox_toolbox_with(
+    domain: &str,
+    options: SandboxOptions,
+) -> (Sandbox, Toolbox) {
     let sandbox = Sandbox::start(options).await.expect("sandbox starts");
     let toolbox = toolbox_on(&sandbox.url(), domain, |_| {});
     (sandbox, toolbox)
 }
 
 /// A toolbox on `url`, with `domain` as the default and other settings tuned.
-pub fn toolbox_on(url: &str, domain: &str, tune: impl FnOnce(&mut Settings)) -> Toolbox {
+pub(crate) fn toolbox_on(url: &str, domain: &str, tune: impl FnOnce(&mut Settings)) -> Toolbox {
     let mut settings = Settings::default();
     settings.keeper.base_url = url.to_string();
     settings.domain = Some(domain.to_string());
@@ -32,12 +35,12 @@ pub fn toolbox_on(url: &str, domain: &str, tune: impl FnOnce(&mut Settings)) -> 
 }
 
 /// The arguments as a map.
-pub fn args(v: Value) -> Map<String, Value> {
+pub(crate) fn args(v: Value) -> Map<String, Value> {
     v.as_object().expect("arguments are an object").clone()
 }
 
 /// Calls a tool with the configured credential.
-pub async fn call(toolbox: &Toolbox, name: &str, arguments: Value) -> RenderedOutput {
+pub(crate) async fn call(toolbox: &Toolbox, name: &str, arguments: Value) -> RenderedOutput {
     toolbox
         .call(name, args(arguments), &Credential::Configured)
         .await
@@ -45,7 +48,7 @@ pub async fn call(toolbox: &Toolbox, name: &str, arguments: Value) -> RenderedOu
 }
 
 /// Checks `value` against `schema`; returns the violations (empty when valid).
-pub fn schema_violations(schema: &Value, value: &Value) -> Vec<String> {
+pub(crate) fn schema_violations(schema: &Value, value: &Value) -> Vec<String> {
     let mut out = Vec::new();
     check(schema, value, "", &mut out);
     out
@@ -168,7 +171,7 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
 }
 
 /// The examples in a description: the JSON after `Example: `.
-pub fn example_of(description: &str) -> Value {
+pub(crate) fn example_of(description: &str) -> Value {
     let start = description
         .find("Example: ")
         .expect("the description has an example")

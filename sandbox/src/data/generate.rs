@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::RecordRef;
+use keeper_wire::RecordRef;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -103,7 +103,7 @@ impl GeneratorSpec {
     }
 
     /// The Records, the same for the same domain name every time.
-    pub fn records(&self, domain: &str) -> Result<Vec<GeneratedRecord>, String> {
+    pub(crate) fn records(&self, domain: &str) -> Result<Vec<GeneratedRecord>, String> {
         let mut rng = fastrand::Rng::with_seed(fnv1a(&[domain, &self.kind, "values"]));
         let mut columns: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
         for (attr, generator) in &self.attributes {
@@ -146,7 +146,7 @@ impl GeneratorSpec {
     }
 
     /// The Links of the generated Records, to the given target keys per Kind.
-    pub fn links(
+    pub(crate) fn links(
         &self,
         domain: &str,
         targets: &BTreeMap<String, Vec<String>>,

@@ -6,7 +6,7 @@ mod generate;
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     AttributeDef, EmbeddingInfo, KindDef, OperationDef, ParameterDef, RelationDef, ReviewPolicy,
     TraitDef,
 };
@@ -206,7 +206,7 @@ pub(crate) struct RecordSpec {
 pub(crate) struct RevisionSpec {
     pub time: String,
     pub author: String,
-    pub origin_type: herald_core::keeper::model::OriginType,
+    pub origin_type: keeper_wire::OriginType,
     #[serde(default)]
     pub operation: Option<String>,
     pub message: String,
@@ -230,7 +230,7 @@ pub(crate) struct UpdateSpec {
     pub values: BTreeMap<String, Value>,
     /// Extraction evidence per attribute.
     #[serde(default)]
-    pub evidence: BTreeMap<String, herald_core::keeper::model::Evidence>,
+    pub evidence: BTreeMap<String, keeper_wire::Evidence>,
 }
 
 /// The merged Proposal behind a sample Revision.
@@ -269,20 +269,20 @@ pub(crate) struct DomainDef {
 }
 
 impl DomainDef {
-    pub fn kind(&self, name: &str) -> Option<&KindSpec> {
+    pub(crate) fn kind(&self, name: &str) -> Option<&KindSpec> {
         self.kinds.iter().find(|k| k.name == name)
     }
 
-    pub fn relation(&self, name: &str) -> Option<&RelationDef> {
+    pub(crate) fn relation(&self, name: &str) -> Option<&RelationDef> {
         self.relations.iter().find(|r| r.name == name)
     }
 
-    pub fn custom_operation(&self, name: &str) -> Option<&OperationSpec> {
+    pub(crate) fn custom_operation(&self, name: &str) -> Option<&OperationSpec> {
         self.operations.iter().find(|o| o.name == name)
     }
 
     /// Per Kind, its attributes in schema order.
-    pub fn attribute_order(&self) -> BTreeMap<String, Vec<String>> {
+    pub(crate) fn attribute_order(&self) -> BTreeMap<String, Vec<String>> {
         self.kinds
             .iter()
             .map(|k| {
@@ -294,16 +294,16 @@ impl DomainDef {
             .collect()
     }
 
-    pub fn lens(&self, name: &str) -> Option<&LensSpec> {
+    pub(crate) fn lens(&self, name: &str) -> Option<&LensSpec> {
         self.lenses.iter().find(|l| l.name == name)
     }
 
-    pub fn trait_def(&self, name: &str) -> Option<&TraitDef> {
+    pub(crate) fn trait_def(&self, name: &str) -> Option<&TraitDef> {
         self.traits.iter().find(|t| t.name == name)
     }
 
     /// The Kinds a lens reads (its Kinds plus those of its Traits).
-    pub fn lens_kinds(&self, lens: &LensSpec) -> Vec<String> {
+    pub(crate) fn lens_kinds(&self, lens: &LensSpec) -> Vec<String> {
         let mut kinds = lens.kinds.clone();
         for t in &lens.traits {
             if let Some(def) = self.trait_def(t) {
@@ -317,12 +317,12 @@ impl DomainDef {
 }
 
 impl KindSpec {
-    pub fn attribute(&self, name: &str) -> Option<&AttributeSpec> {
+    pub(crate) fn attribute(&self, name: &str) -> Option<&AttributeSpec> {
         self.attributes.iter().find(|a| a.name == name)
     }
 
     /// `PurchaseOrder` -> `purchase_order` (built-in Operation names).
-    pub fn snake_name(&self) -> String {
+    pub(crate) fn snake_name(&self) -> String {
         let mut out = String::new();
         for (i, c) in self.name.chars().enumerate() {
             if c.is_ascii_uppercase() && i > 0 {
@@ -334,7 +334,7 @@ impl KindSpec {
     }
 
     /// The built-in Operations: create, update and delete.
-    pub fn builtin_operations(&self) -> Vec<String> {
+    pub(crate) fn builtin_operations(&self) -> Vec<String> {
         let s = self.snake_name();
         vec![
             format!("create_{s}"),
@@ -344,7 +344,7 @@ impl KindSpec {
     }
 
     /// The schema entry; `full` adds descriptions, enum values and synonyms.
-    pub fn to_def(&self, full: bool, record_count: u64) -> KindDef {
+    pub(crate) fn to_def(&self, full: bool, record_count: u64) -> KindDef {
         KindDef {
             name: self.name.clone(),
             key: self.key.clone(),
@@ -377,7 +377,7 @@ impl KindSpec {
 }
 
 impl OperationSpec {
-    pub fn to_def(&self) -> OperationDef {
+    pub(crate) fn to_def(&self) -> OperationDef {
         OperationDef {
             name: self.name.clone(),
             description: self.description.clone(),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     ExecuteRequest, ExecuteResult, ExecuteStatus, Issue, OriginType, ProblemCode, Proposal,
     ProposalRef, ProposalStatus, ReviewPolicy,
 };
@@ -311,7 +311,7 @@ fn propose(
     open: Option<ProposalState>,
     mut meta: RevisionMeta,
     set: &ChangeSet,
-    edits: Vec<herald_core::keeper::model::Edit>,
+    edits: Vec<keeper_wire::Edit>,
     mut warnings: Vec<String>,
 ) -> ApiResult<Outcome> {
     let def = state.def.clone();

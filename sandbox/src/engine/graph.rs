@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     ContextPack, ContextRequest, KindDef, NeighborhoodNode, NeighborhoodRequest,
     NeighborhoodResponse, PackLineage, RecentChange, RecordHeader, RecordRef, SearchRequest,
     Trimmed,

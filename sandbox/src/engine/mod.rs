@@ -15,7 +15,7 @@ mod vocabulary;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use herald_core::keeper::model::{RecordHeader, RecordRef};
+use keeper_wire::{RecordHeader, RecordRef};
 use serde_json::Value;
 
 use crate::auth::Principal;
@@ -39,17 +39,17 @@ pub(crate) struct ReadView {
 }
 
 impl ReadView {
-    pub fn snap(&self) -> &Snapshot {
+    pub(crate) fn snap(&self) -> &Snapshot {
         &self.rev.snapshot
     }
 
-    pub fn kind(&self, name: &str) -> ApiResult<&KindSpec> {
+    pub(crate) fn kind(&self, name: &str) -> ApiResult<&KindSpec> {
         self.def.kind(name).ok_or_else(|| {
             ApiError::not_found(format!("no Kind {name:?} in Domain {}", self.def.name))
         })
     }
 
-    pub fn record(&self, r: &RecordRef) -> ApiResult<&Arc<StoredRecord>> {
+    pub(crate) fn record(&self, r: &RecordRef) -> ApiResult<&Arc<StoredRecord>> {
         self.kind(&r.kind)?;
         self.snap()
             .get(r)
@@ -57,7 +57,7 @@ impl ReadView {
     }
 
     /// Whether an attribute is masked for the caller.
-    pub fn is_masked(&self, kind: &str, attr: &str) -> bool {
+    pub(crate) fn is_masked(&self, kind: &str, attr: &str) -> bool {
         !self.principal.sees_sensitive()
             && self
                 .def
@@ -67,7 +67,7 @@ impl ReadView {
     }
 
     /// A value as the caller may see it.
-    pub fn shown(&self, kind: &str, attr: &str, v: &Value) -> Value {
+    pub(crate) fn shown(&self, kind: &str, attr: &str, v: &Value) -> Value {
         if self.is_masked(kind, attr) && !v.is_null() {
             Value::String(MASK.into())
         } else {
@@ -76,7 +76,7 @@ impl ReadView {
     }
 
     /// The Record's values as the caller may see them.
-    pub fn values(&self, rec: &StoredRecord) -> BTreeMap<String, Value> {
+    pub(crate) fn values(&self, rec: &StoredRecord) -> BTreeMap<String, Value> {
         rec.values
             .iter()
             .map(|(a, v)| (a.clone(), self.shown(&rec.record.kind, a, v)))
@@ -84,7 +84,7 @@ impl ReadView {
     }
 
     /// The attributes of the Record masked for the caller.
-    pub fn masked(&self, rec: &StoredRecord) -> Vec<String> {
+    pub(crate) fn masked(&self, rec: &StoredRecord) -> Vec<String> {
         rec.values
             .keys()
             .filter(|a| self.is_masked(&rec.record.kind, a))
@@ -92,7 +92,7 @@ impl ReadView {
             .collect()
     }
 
-    pub fn title(&self, rec: &StoredRecord) -> String {
+    pub(crate) fn title(&self, rec: &StoredRecord) -> String {
         let Some(kind) = self.def.kind(&rec.record.kind) else {
             return rec.record.key.clone();
         };
@@ -103,7 +103,7 @@ impl ReadView {
         }
     }
 
-    pub fn header(&self, rec: &StoredRecord) -> RecordHeader {
+    pub(crate) fn header(&self, rec: &StoredRecord) -> RecordHeader {
         RecordHeader {
             record: rec.record.clone(),
             title: self.title(rec),
@@ -112,7 +112,7 @@ impl ReadView {
 
     /// Fails with forbidden when the caller may not read an attribute's values
     /// (filters, grouping and sorting on masked attributes would reveal them).
-    pub fn check_readable(&self, kind: &str, attr: &str, path: &str) -> ApiResult<()> {
+    pub(crate) fn check_readable(&self, kind: &str, attr: &str, path: &str) -> ApiResult<()> {
         if self.is_masked(kind, attr) {
             return Err(ApiError::forbidden(format!(
                 "{kind}.{attr} is sensitive: your key has no grant to read it"
@@ -128,7 +128,7 @@ pub(crate) mod cursor {
     use crate::problem::{ApiError, ApiResult};
 
     /// Encodes a cursor (hex of `v1|revision|offset|scope`).
-    pub fn encode(revision: &str, offset: usize, scope: &str) -> String {
+    pub(crate) fn encode(revision: &str, offset: usize, scope: &str) -> String {
         format!("v1|{revision}|{offset}|{scope}")
             .bytes()
             .map(|b| format!("{b:02x}"))
@@ -136,7 +136,7 @@ pub(crate) mod cursor {
     }
 
     /// The revision a cursor was issued at, whatever its scope.
-    pub fn revision(cursor: &str) -> Option<String> {
+    pub(crate) fn revision(cursor: &str) -> Option<String> {
         let scope = decode_text(cursor)?.splitn(4, '|').nth(3)?.to_string();
         decode(cursor, &scope).ok().map(|(rev, _)| rev)
     }
@@ -154,7 +154,7 @@ pub(crate) mod cursor {
 
     /// The offset a cursor of this scope points at, when it was issued at
     /// `revision` (a page of one read); no cursor is the first page.
-    pub fn offset_at(cursor: Option<&str>, scope: &str, revision: &str) -> ApiResult<usize> {
+    pub(crate) fn offset_at(cursor: Option<&str>, scope: &str, revision: &str) -> ApiResult<usize> {
         let Some(cursor) = cursor else { return Ok(0) };
         let (rev, offset) = decode(cursor, scope)?;
         if rev != revision {
@@ -167,7 +167,7 @@ pub(crate) mod cursor {
     }
 
     /// Decodes a cursor of this scope: its revision and offset.
-    pub fn decode(cursor: &str, scope: &str) -> ApiResult<(String, usize)> {
+    pub(crate) fn decode(cursor: &str, scope: &str) -> ApiResult<(String, usize)> {
         let bad = || ApiError::invalid("cursor", "not a cursor of this listing");
         let text = decode_text(cursor).ok_or_else(bad)?;
         let mut parts = text.splitn(4, '|');

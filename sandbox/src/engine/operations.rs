@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{Edit, Issue, RecordRef};
+use keeper_wire::{Edit, Issue, RecordRef};
 use serde_json::{Map, Value};
 
 use super::ReadView;

@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{CompareOp, Issue, Predicate};
+use keeper_wire::{CompareOp, Issue, Predicate};
 use serde_json::Value;
 
 use super::ReadView;

@@ -1,6 +1,6 @@
 //! `GET .../explain`, `.../history` and `.../lineage` of a Record.
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     AttributeLineage, Explain, History, HistoryEntry, Lineage, ProposalRef, RecordRef, SourceInfo,
 };
 

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     AggregateGroup, AggregateResult, CoverageKind, CoverageSignal, NeighborRow, Query,
     QueryRequest, QueryResponse, QueryRow,
 };

@@ -2,9 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{
-    LensDef, RecordRef, RecordView, Schema, SchemaDetail, SearchInfo, SourceInfo,
-};
+use keeper_wire::{LensDef, RecordRef, RecordView, Schema, SchemaDetail, SearchInfo, SourceInfo};
 
 use super::ReadView;
 use crate::clock;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     Candidate, CandidateType, CompareOp, CoverageKind, CoverageSignal, Open, Predicate,
     ResolveLevel, ResolveRequest, ResolveResponse, SkippedLevel,
 };

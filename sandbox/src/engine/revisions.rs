@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     AttributeChange, Branch, BranchList, ChangeCounts, Diff, DiffCount, DiffElement, LogEntry,
     OriginType,
 };
@@ -67,7 +67,7 @@ pub(crate) fn log(
     cursor_in: Option<&str>,
     author: Option<&str>,
     origin_type: Option<OriginType>,
-) -> ApiResult<herald_core::keeper::model::BranchLog> {
+) -> ApiResult<keeper_wire::BranchLog> {
     let limit = page_size(limit, 20, 200, "limit")?;
     let head = state.branch(branch)?.head.clone();
     let scope = format!("log:{branch}");
@@ -103,7 +103,7 @@ pub(crate) fn log(
         // Pin the walk's start so new commits do not shift the pages.
         cursor::encode(&revs[0].id, offset + limit, &scope)
     });
-    Ok(herald_core::keeper::model::BranchLog {
+    Ok(keeper_wire::BranchLog {
         branch: branch.to_string(),
         head,
         entries,

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use herald_core::keeper::model::{RecordRef, SearchHit, SearchRequest, SearchResponse};
+use keeper_wire::{RecordRef, SearchHit, SearchRequest, SearchResponse};
 
 use super::{ReadView, page_size, predicate};
 use crate::data::KindSpec;

@@ -57,7 +57,7 @@ pub(super) struct Vocabulary {
 }
 
 impl Vocabulary {
-    pub fn build(view: &ReadView, kinds: &[&KindSpec]) -> Self {
+    pub(crate) fn build(view: &ReadView, kinds: &[&KindSpec]) -> Self {
         let mut entries = Vec::new();
         let mut value_counts = HashMap::new();
         for kind in kinds {
@@ -144,7 +144,7 @@ impl Vocabulary {
         }
     }
 
-    pub fn lookup(&self, phrase: &str) -> Vec<&Entry> {
+    pub(crate) fn lookup(&self, phrase: &str) -> Vec<&Entry> {
         let mut out: Vec<&Entry> = Vec::new();
         for p in std::iter::once(phrase.to_string()).chain(singular(phrase)) {
             for i in self.by_phrase.get(&p).into_iter().flatten() {

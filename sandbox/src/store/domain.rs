@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use herald_core::keeper::model::{ExecuteResult, ProblemCode, ProposalStatus};
+use keeper_wire::{ExecuteResult, ProblemCode, ProposalStatus};
 
 use super::Revision;
 use crate::data::DomainDef;
@@ -59,7 +59,7 @@ fn is_hex_id(s: &str) -> bool {
 }
 
 impl DomainState {
-    pub fn new(def: DomainDef) -> Self {
+    pub(crate) fn new(def: DomainDef) -> Self {
         Self {
             def: Arc::new(def),
             revisions: HashMap::new(),
@@ -70,31 +70,31 @@ impl DomainState {
         }
     }
 
-    pub fn add_revision(&mut self, rev: Arc<Revision>) {
+    pub(crate) fn add_revision(&mut self, rev: Arc<Revision>) {
         self.revisions.insert(rev.id.clone(), rev);
     }
 
-    pub fn branch(&self, name: &str) -> ApiResult<&BranchState> {
+    pub(crate) fn branch(&self, name: &str) -> ApiResult<&BranchState> {
         self.branches.get(name).ok_or_else(|| {
             ApiError::not_found(format!("no branch {name:?} in Domain {}", self.def.name))
         })
     }
 
     /// The branch a call names, or the default one.
-    pub fn branch_name(&self, branch: Option<&str>) -> String {
+    pub(crate) fn branch_name(&self, branch: Option<&str>) -> String {
         branch
             .filter(|b| !b.is_empty())
             .unwrap_or(&self.def.default_branch)
             .to_string()
     }
 
-    pub fn head(&self, branch: &str) -> ApiResult<Arc<Revision>> {
+    pub(crate) fn head(&self, branch: &str) -> ApiResult<Arc<Revision>> {
         let b = self.branch(branch)?;
         Ok(self.revisions[&b.head].clone())
     }
 
     /// A Revision by full id, 8+ digit prefix, or tag.
-    pub fn revision(&self, at: &str) -> ApiResult<Arc<Revision>> {
+    pub(crate) fn revision(&self, at: &str) -> ApiResult<Arc<Revision>> {
         let at = at.trim();
         if let Some(id) = self.tags.get(at) {
             return Ok(self.revisions[id].clone());
@@ -127,7 +127,7 @@ impl DomainState {
     }
 
     /// The branch and Revision a read names (`at` wins over the branch head).
-    pub fn read_at(
+    pub(crate) fn read_at(
         &self,
         branch: Option<&str>,
         at: Option<&str>,
@@ -141,7 +141,7 @@ impl DomainState {
     }
 
     /// Open task branches of an agent.
-    pub fn open_task_branches(&self, agent: &str) -> usize {
+    pub(crate) fn open_task_branches(&self, agent: &str) -> usize {
         self.proposals
             .values()
             .filter(|p| {
@@ -153,7 +153,7 @@ impl DomainState {
     }
 
     /// Moves a branch head (creating the branch when missing).
-    pub fn set_head(&mut self, branch: &str, head: String, owner: Option<String>) {
+    pub(crate) fn set_head(&mut self, branch: &str, head: String, owner: Option<String>) {
         self.branches
             .entry(branch.to_string())
             .and_modify(|b| b.head = head.clone())
@@ -168,7 +168,7 @@ impl DomainState {
 
 impl ApiError {
     /// stale-head with the branch's current head.
-    pub fn stale_head(branch: &str, head: &str) -> Self {
+    pub(crate) fn stale_head(branch: &str, head: &str) -> Self {
         ApiError::new(
             ProblemCode::StaleHead,
             format!("branch {branch} moved: its head is {head}"),

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use herald_core::keeper::model::{ProposalRef, ProposalStatus, RecordRef};
+use keeper_wire::{ProposalRef, ProposalStatus, RecordRef};
 use serde_json::Value;
 
 use super::domain::{BranchState, DomainState, ProposalState};

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
-use herald_core::keeper::model::{
+use keeper_wire::{
     AttributeChange, ChangeCounts, ChangeType, Evidence, HistoryEntry, Link, Origin, OriginType,
     ProposalRef, RecordRef,
 };
@@ -71,12 +71,15 @@ impl Snapshot {
         }
     }
 
-    pub fn get(&self, record: &RecordRef) -> Option<&Arc<StoredRecord>> {
+    pub(crate) fn get(&self, record: &RecordRef) -> Option<&Arc<StoredRecord>> {
         self.records.get(record)
     }
 
     /// The Records of one Kind, by key.
-    pub fn of_kind<'a>(&'a self, kind: &str) -> impl Iterator<Item = &'a Arc<StoredRecord>> + 'a {
+    pub(crate) fn of_kind<'a>(
+        &'a self,
+        kind: &str,
+    ) -> impl Iterator<Item = &'a Arc<StoredRecord>> + 'a {
         let kind = kind.to_owned();
         self.records
             .range(RecordRef::new(kind.clone(), "")..)
@@ -84,12 +87,12 @@ impl Snapshot {
             .map(|(_, rec)| rec)
     }
 
-    pub fn count_of_kind(&self, kind: &str) -> u64 {
+    pub(crate) fn count_of_kind(&self, kind: &str) -> u64 {
         self.of_kind(kind).count() as u64
     }
 
     /// Links by Record (built on first use).
-    pub fn adjacency(&self) -> &Adjacency {
+    pub(crate) fn adjacency(&self) -> &Adjacency {
         self.adjacency.get_or_init(|| {
             let mut adj = Adjacency::default();
             for (rel, from, to) in &self.links {
@@ -107,7 +110,7 @@ impl Snapshot {
     }
 
     /// The lexical and vector index (built on first use).
-    pub fn index(&self, build: impl FnOnce(&Snapshot) -> SearchIndex) -> Arc<SearchIndex> {
+    pub(crate) fn index(&self, build: impl FnOnce(&Snapshot) -> SearchIndex) -> Arc<SearchIndex> {
         self.index.get_or_init(|| Arc::new(build(self))).clone()
     }
 }
@@ -160,7 +163,7 @@ pub(crate) struct Revision {
 }
 
 impl Revision {
-    pub fn counts(&self) -> ChangeCounts {
+    pub(crate) fn counts(&self) -> ChangeCounts {
         let mut c = ChangeCounts::default();
         for r in &self.records {
             match r.change {
@@ -223,7 +226,7 @@ pub(crate) fn diff_changes(base: &Snapshot, set: &ChangeSet) -> ApiResult<Vec<Re
             PendingChange::Create(r, values) => {
                 if base.get(r).is_some() {
                     return Err(ApiError::new(
-                        herald_core::keeper::model::ProblemCode::AlreadyExists,
+                        keeper_wire::ProblemCode::AlreadyExists,
                         format!("{r} already exists"),
                     ));
                 }
@@ -339,7 +342,7 @@ pub(crate) fn commit(
         && serde_json::to_writer(&mut w, &links).is_ok();
     if !ok {
         return Err(ApiError::new(
-            herald_core::keeper::model::ProblemCode::KeeperUnavailable,
+            keeper_wire::ProblemCode::KeeperUnavailable,
             "could not hash the Revision",
         ));
     }

@@ -12,7 +12,7 @@ use lorebase_sandbox::{AuthMode, Sandbox, SandboxOptions};
 use serde_json::{Value, json};
 
 /// The OpenAPI document and one validator per response schema.
-pub struct Contract {
+pub(crate) struct Contract {
     doc: Value,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
     /// (method, template, status) seen so far.
@@ -20,7 +20,7 @@ pub struct Contract {
 }
 
 /// The contract, loaded once per test binary.
-pub fn contract() -> &'static Contract {
+pub(crate) fn contract() -> &'static Contract {
     static CONTRACT: OnceLock<Contract> = OnceLock::new();
     CONTRACT.get_or_init(|| {
         let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml"))
@@ -35,12 +35,12 @@ pub fn contract() -> &'static Contract {
 }
 
 impl Contract {
-    pub fn doc(&self) -> &Value {
+    pub(crate) fn doc(&self) -> &Value {
         &self.doc
     }
 
     /// The path template a concrete path matches (`{branch}` may span `/`).
-    pub fn template(&self, path: &str) -> Option<String> {
+    pub(crate) fn template(&self, path: &str) -> Option<String> {
         let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         for template in self.doc["paths"].as_object()?.keys() {
             let t: Vec<&str> = template.trim_start_matches('/').split('/').collect();
@@ -90,7 +90,7 @@ impl Contract {
     }
 
     /// Holds one answer to the document; panics with every violation.
-    pub fn check(
+    pub(crate) fn check(
         &self,
         method: &str,
         path: &str,
@@ -144,7 +144,7 @@ fn seg_match(t: &[&str], s: &[&str]) -> bool {
 }
 
 /// A sandbox and a client that checks every answer against the contract.
-pub struct Harness {
+pub(crate) struct Harness {
     pub sandbox: Arc<Sandbox>,
     pub http: reqwest::Client,
     pub key: Option<String>,
@@ -152,7 +152,7 @@ pub struct Harness {
 
 /// An answer: status, headers and JSON body (null when empty).
 #[derive(Debug)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub status: u16,
     pub headers: reqwest::header::HeaderMap,
     pub body: Value,
@@ -160,13 +160,13 @@ pub struct Answer {
 
 impl Answer {
     /// The problem code of a failed call.
-    pub fn code(&self) -> &str {
+    pub(crate) fn code(&self) -> &str {
         self.body["code"].as_str().unwrap_or("")
     }
 }
 
 impl Harness {
-    pub async fn start(auth: AuthMode) -> Self {
+    pub(crate) async fn start(auth: AuthMode) -> Self {
         Self::with(SandboxOptions {
             auth,
             seed: Some(42),
@@ -175,7 +175,7 @@ impl Harness {
         .await
     }
 
-    pub async fn with(options: SandboxOptions) -> Self {
+    pub(crate) async fn with(options: SandboxOptions) -> Self {
         let sandbox = Sandbox::start(options).await.expect("the sandbox starts");
         Self {
             sandbox: Arc::new(sandbox),
@@ -185,7 +185,7 @@ impl Harness {
     }
 
     /// The same harness calling with one principal's key.
-    pub fn as_principal(&self, principal: &str) -> Self {
+    pub(crate) fn as_principal(&self, principal: &str) -> Self {
         let key = self
             .sandbox
             .key_of(principal)
@@ -197,7 +197,7 @@ impl Harness {
         }
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.sandbox.url())
     }
 
@@ -240,12 +240,15 @@ impl Harness {
         }
     }
 
-    pub fn get<'a>(&'a self, path: &str) -> impl std::future::Future<Output = Answer> + use<'a> {
+    pub(crate) fn get<'a>(
+        &'a self,
+        path: &str,
+    ) -> impl std::future::Future<Output = Answer> + use<'a> {
         let path = path.to_string();
         async move { self.send(reqwest::Method::GET, &path, None, None).await }
     }
 
-    pub fn post<'a>(
+    pub(crate) fn post<'a>(
         &'a self,
         path: &str,
         body: Value,
@@ -257,12 +260,12 @@ impl Harness {
         }
     }
 
-    pub async fn get_with_key(&self, path: &str, key: Option<&str>) -> Answer {
+    pub(crate) async fn get_with_key(&self, path: &str, key: Option<&str>) -> Answer {
         self.send(reqwest::Method::GET, path, None, key).await
     }
 
     /// `/api/v1/domains/{domain}` + rest.
-    pub fn api(domain: &str, rest: &str) -> String {
+    pub(crate) fn api(domain: &str, rest: &str) -> String {
         format!("/api/v1/domains/{domain}{rest}")
     }
 }

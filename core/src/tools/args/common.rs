@@ -55,25 +55,25 @@ pub(crate) struct Scope {
 
 impl Scope {
     /// Reads at a branch and a Revision.
-    pub const READ: Scope = Scope {
+    pub(crate) const READ: Scope = Scope {
         domain: true,
         branch: true,
         at: true,
     };
     /// On a branch, at its head.
-    pub const BRANCH: Scope = Scope {
+    pub(crate) const BRANCH: Scope = Scope {
         domain: true,
         branch: true,
         at: false,
     };
     /// The Domain only.
-    pub const DOMAIN: Scope = Scope {
+    pub(crate) const DOMAIN: Scope = Scope {
         domain: true,
         branch: false,
         at: false,
     };
     /// `format` only (the KB tools).
-    pub const FORMAT: Scope = Scope {
+    pub(crate) const FORMAT: Scope = Scope {
         domain: false,
         branch: false,
         at: false,

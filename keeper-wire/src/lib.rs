@@ -1,9 +1,11 @@
 //! The wire types of Keeper's REST contract (`sandbox/openapi.yaml`).
 //!
-//! These types are the single Rust rendering of that document: the client in
-//! [`crate::keeper`] deserializes them and the sandbox Keeper serializes them,
+//! These types are the single Rust rendering of that document: Herald's
+//! Keeper client (`herald_core::keeper`, which re-exports this crate as
+//! `keeper::model`) deserializes them and the sandbox Keeper serializes them,
 //! so the two cannot drift apart silently; the contract tests hold both to the
-//! OpenAPI document.
+//! OpenAPI document. The crate holds nothing else, so the sandbox builds
+//! without Herald's core.
 //!
 //! Attribute values are dynamic in a Domain (their type comes from the schema),
 //! so they are [`serde_json::Value`]; everything else has a type.

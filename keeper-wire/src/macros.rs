@@ -62,7 +62,7 @@ macro_rules! wire_enum {
             }
         }
 
-        impl $crate::keeper::model::WireEnum for $name {
+        impl $crate::WireEnum for $name {
             const ALL: &'static [Self] = &Self::ALL;
 
             fn as_str(self) -> &'static str {

@@ -1,5 +1,5 @@
 //! The one way a wire type says that a field is never cut by the output
-//! caps ([`crate::render::caps`]): its schema type is [`Uncut`].
+//! caps (`herald_core::render::caps`): its schema type is [`Uncut`].
 
 use std::borrow::Cow;
 
@@ -7,7 +7,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
 /// The schema key that marks a value never cut. Only [`Uncut`] and
-/// [`uncut`] write it; [`crate::tools`] removes it from the published
+/// [`uncut`] write it; `herald_core::tools` removes it from the published
 /// schemas.
 pub const IDENTIFIER_MARK: &str = "x-identifier";
 

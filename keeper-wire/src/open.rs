@@ -112,7 +112,7 @@ impl<E: WireEnum> schemars::JsonSchema for Open<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keeper::model::{CoverageKind, ProblemCode};
+    use crate::{CoverageKind, ProblemCode};
     use serde_json::json;
 
     #[test]
