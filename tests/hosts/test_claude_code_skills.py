@@ -30,7 +30,8 @@ from test_claude_code import prompt_texts, result_text, tool_exchanges
 
 SKILLS = "io.modelcontextprotocol/skills"
 NOT_LISTED = ("Claude Code 2.1.332 sends no skills/list: its MCP skill discovery is behind a feature flag "
-              "fetched from Anthropic and a policy check that API-key sessions do not pass")
+              "and a policy check that an API-key session passes only with api.anthropic.com as its "
+              "model endpoint")
 
 
 @pytest.fixture
