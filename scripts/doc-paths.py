@@ -51,7 +51,9 @@ LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 MODULE_PATH = re.compile(r"\b([a-z_][a-z0-9_]*(?:::(?:[A-Za-z_][A-Za-z0-9_]*|\{[^}]*\}))+)")
 REPO_PATH = re.compile(r"^\.?/?[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*/?$")
 PLACEHOLDER = re.compile(r"<[^>]*>|\{[a-z_]+\}|\*|\.\.\.|\bNAME\b|\bSTAGE\b|\bX\b")
-MCP_METHOD = re.compile(r"^(?:tools|resources|prompts|logging|completion|server|notifications)/[a-z][A-Za-z/_]*$")
+MCP_METHOD = re.compile(r"^(?:tools|resources|prompts|logging|completion|server|notifications|skills)/[a-z][A-Za-z/_]*$")
+# An MCP extension's identifier (`io.modelcontextprotocol/ui`): a reversed domain, not a file.
+EXTENSION_ID = re.compile(r"^[a-z]+(?:\.[a-z0-9-]+)+/[a-z-]+$")
 ITEM = r"\b(?:fn|struct|enum|trait|type|const|static|mod|union|macro_rules!)\s+{name}\b"
 
 
@@ -64,6 +66,8 @@ def repo_paths(span: str) -> list[str]:
         return []  # a URL path, an address, an npm scope
     if MCP_METHOD.match(span):
         return []  # `tools/list`, `logging/setLevel`: MCP methods, not files
+    if EXTENSION_ID.match(span):
+        return []
     if not REPO_PATH.match(span):
         return []
     return [span]
