@@ -9,6 +9,7 @@ import { mkdirSync, copyFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { Readable } from "node:stream";
 import assert from "node:assert/strict";
 import * as esbuild from "esbuild";
 import { chromium } from "playwright-core";
@@ -19,6 +20,14 @@ const shots = join(root, "target", "views");
 const docs = join(root, "docs", "views");
 mkdirSync(shots, { recursive: true });
 const children = [];
+// What the host page, the proxy and the test did, with times: printed as it
+// happens with VIEWS_TRACE set, and in any case when the test fails.
+const traced = [];
+function trace(line) {
+  const at = `${(performance.now() / 1000).toFixed(3)} ${line}`;
+  if (process.env.VIEWS_TRACE) console.error(at); else traced.push(at);
+  if (traced.length > 2000) traced.shift();
+}
 
 function ready(child, prefix) {
   return new Promise((resolve, reject) => {
@@ -48,17 +57,30 @@ async function main() {
   const page = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Herald test host</title></head>` +
     `<body><div id="views"></div><script>${new TextDecoder().decode(host.outputFiles[0].contents).replaceAll("</script", "<\\/script")}</script></body></html>`;
   // The host page and Herald share one origin: /mcp is passed on to Herald.
+  // Responses are streamed through as they come (an SSE stream stays open), never buffered.
   const server = createServer(async (req, res) => {
     if (req.url === "/") { res.writeHead(200, { "content-type": "text/html" }); res.end(page); return; }
     if (!req.url.startsWith("/mcp")) { res.writeHead(404); res.end(); return; }
-    if (process.env.VIEWS_TRACE) console.error(`proxy ${Date.now() % 100000} ${req.method} ${req.headers["mcp-session-id"] ?? ""}`);
-    const body = await new Promise((r) => { const b = []; req.on("data", (d) => b.push(d)); req.on("end", () => r(Buffer.concat(b))); });
-    const headers = { authorization: "Bearer k" };
-    for (const h of ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"]) if (req.headers[h]) headers[h] = req.headers[h];
-    const r = await fetch(herald.url, { method: req.method, headers, body: ["GET", "HEAD"].includes(req.method) ? undefined : body });
-    const out = {}; r.headers.forEach((v, k) => { if (!["content-length", "content-encoding", "transfer-encoding"].includes(k)) out[k] = v; });
-    res.writeHead(r.status, out);
-    res.end(Buffer.from(await r.arrayBuffer()));
+    trace(`proxy ${req.method} ${req.headers["mcp-session-id"] ?? ""}`);
+    try {
+      const body = await new Promise((r) => { const b = []; req.on("data", (d) => b.push(d)); req.on("end", () => r(Buffer.concat(b))); });
+      const headers = { authorization: "Bearer k" };
+      for (const h of ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"]) if (req.headers[h]) headers[h] = req.headers[h];
+      const r = await fetch(herald.url, { method: req.method, headers, body: ["GET", "HEAD"].includes(req.method) ? undefined : body });
+      trace(`proxy answer ${r.status} ${r.headers.get("content-type") ?? ""}`);
+      const out = {}; r.headers.forEach((v, k) => { if (!["content-length", "content-encoding", "transfer-encoding"].includes(k)) out[k] = v; });
+      res.writeHead(r.status, out);
+      if (!r.body) { res.end(); return; }
+      const stream = Readable.fromWeb(r.body);
+      res.on("close", () => stream.destroy());
+      stream.on("error", () => res.destroy());
+      if (process.env.VIEWS_TRACE) stream.on("data", (d) => trace(`proxy ${req.method} chunk ${d.length}: ${String(d).slice(0, 160)}`));
+      stream.pipe(res);
+    } catch (e) {
+      trace(`proxy failed: ${e}`);
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    }
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const origin = `http://127.0.0.1:${server.address().port}`;
@@ -71,7 +93,7 @@ async function main() {
     tab.on("request", (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith("about:") && !r.url().startsWith("data:")) outside.push(r.url()); });
     const errors = [];
     tab.on("pageerror", (e) => errors.push(String(e)));
-    if (process.env.VIEWS_TRACE) tab.on("console", (m) => console.error(`page: ${m.text()}`));
+    tab.on("console", (m) => trace(`page: ${m.text()}`));
     await tab.goto(origin);
     const view = () => tab.frameLocator("iframe");
     const frame = () => tab.frames().find((f) => f !== tab.mainFrame());
@@ -110,7 +132,7 @@ async function main() {
     let at;
     for (let i = 0; i < 4; i++) {
       at = await frame().evaluate((id) => window.lorebaseGraph.getElementById(id).renderedPosition(), target.ref);
-      if (process.env.VIEWS_TRACE) console.error("click", Date.now() % 100000);
+      trace("click");
       await tab.mouse.move(graphBox.x + at.x, graphBox.y + at.y + i);
       await tab.mouse.down();
       await tab.waitForTimeout(50);
@@ -210,8 +232,10 @@ async function main() {
     assert.doesNotMatch(visible, /[\u202A-\u202E\u2066-\u2069]/);
     const label = await frame().evaluate(() => window.lorebaseGraph.getElementById("Supplier/S-1001").data("label"));
     assert.equal(label, visible);
-    if (process.env.VIEWS_TRACE) console.error("emit", Date.now() % 100000, await frame().evaluate(() => { const t = performance.now(); window.lorebaseGraph.getElementById("Supplier/S-1001").emit("tap"); return performance.now() - t; }));
-    else await frame().evaluate(() => window.lorebaseGraph.getElementById("Supplier/S-1001").emit("tap"));
+    trace("tap");
+    // The block returns nothing: emit's answer (the collection) would be serialized back, seconds of work.
+    await frame().evaluate(() => { window.lorebaseGraph.getElementById("Supplier/S-1001").emit("tap"); });
+    trace("tapped");
     await view().locator('#details[data-ref="Supplier/S-1001"] table#values').waitFor({ state: "attached", timeout: 30_000 })
       .catch(async (e) => { throw new Error(`${e}: ${await view().locator("#details").textContent()}`); });
     assert.equal(await view().locator("#details h2").textContent(), visible);
@@ -265,4 +289,4 @@ async function bench(tab, drawn, frame) {
 }
 
 main().then(() => { children.forEach((c) => c.kill()); process.exit(0); },
-  (e) => { console.error(e); children.forEach((c) => c.kill()); process.exit(1); });
+  (e) => { console.error(`${traced.join("\n")}\n${e?.stack ?? e}`); children.forEach((c) => c.kill()); process.exit(1); });
