@@ -20,6 +20,7 @@
 #   valgrind      valgrind, with apt-get, when it is missing (scripts/test-c.sh)
 #   nginx         nginx, with apt-get, when it is missing (scripts/test-replicas.sh)
 #   strace        strace, with apt-get, when it is missing (scripts/test-hosts.sh: nothing leaves loopback)
+#   wrk           wrk, with apt-get, when it is missing (the floor's smoke run, scripts/test-bench-peer.sh)
 #   deploy        docker.io, docker-compose (apt-get), kubernetes-validate (into .venv: after
 #                 python-e2e), and a Docker engine started (scripts/test-deploy.sh --prepare)
 #   views         views/node_modules: esbuild, the ext-apps App SDK, cytoscape, playwright-core
@@ -35,7 +36,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 ALL_PARTS=(python-e2e node-e2e conformance node-pkg adapter-frameworks python-tools python-pkg bench-peer
-  valgrind nginx strace deploy hosts views chromium)
+  valgrind nginx strace wrk deploy hosts views chromium)
 
 # The hash of the named files, as the stamp of an install.
 files_hash() { cat "$@" | sha256sum | cut -d' ' -f1; }
@@ -102,6 +103,7 @@ for part in "$@"; do
     valgrind) apt_part valgrind valgrind ;;
     nginx) apt_part nginx nginx ;;
     strace) apt_part strace strace ;;
+    wrk) apt_part wrk wrk ;;
     views) npm_part views ;;
     chromium) apt_part chromium chromium ;;
     adapter-frameworks) ./scripts/install-adapter-frameworks.sh ;;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Smoke test of the benchmark's peer (benches/peers/python_sdk_herald): it starts
+# Smoke tests of the benchmarks. The peer (benches/peers/python_sdk_herald): it starts
 # over stdio, answers tools/list, and answers nine calls with the same text and structured
 # content as lorebase-herald, against the sandbox Keeper. Not the benchmark itself
 # (benches/run.sh); no timing. Installs the peer's requirements (mcp, httpx2) from PyPI
@@ -13,3 +13,9 @@ if [ -z "${HERALD_NO_BUILD:-}" ]; then
 fi
 "$VENV/bin/python" benches/peers/python_sdk_herald/smoke.py --peer-python "$VENV/bin/python" \
   --herald "${HERALD_BIN:-target/debug/lorebase-herald}" --sandbox "${SANDBOX_BIN:-target/debug/lorebase-sandbox}"
+# The floor's command (benches/floor.sh) runs: one short round of each part beside the floor,
+# debug builds, no figures kept (the floor's debug build shares Herald's compiled dependencies).
+./scripts/setup.sh wrk
+cargo build --locked --manifest-path benches/floor/Cargo.toml --target-dir target
+"${PYTHON:-python3}" benches/floor.py --bin-dir target/debug \
+  --rounds 1 --seconds 1 --calls 20 --cold 1

@@ -86,6 +86,7 @@ stage setup-adapter-frameworks --lane setup-js -- ./scripts/setup.sh adapter-fra
 stage setup-valgrind --lane setup-apt -- ./scripts/setup.sh valgrind
 stage setup-nginx --lane setup-apt -- ./scripts/setup.sh nginx
 stage setup-strace --lane setup-apt -- ./scripts/setup.sh strace
+stage setup-wrk --lane setup-apt -- ./scripts/setup.sh wrk
 # docker.io, docker-compose and a Docker engine started; kubernetes-validate into .venv.
 stage setup-deploy --lane setup-apt --after setup-python-e2e -- ./scripts/setup.sh deploy
 # The views' bundler and browser driver (npm), and Debian's Chromium.
@@ -191,7 +192,7 @@ stage e2e-newer-keeper --lane deploy --after binaries,setup-python-e2e,setup-nod
 stage deploy --lane deploy --after binaries,setup-deploy -- ./scripts/test-deploy.sh
 stage e2e-node --lane deploy --after binaries,setup-node-e2e -- npm test --prefix tests/e2e-node
 stage conformance --lane deploy --after binaries,setup-conformance -- tests/conformance/run.sh
-stage bench-peer --lane deploy --after binaries,setup-bench-peer -- ./scripts/test-bench-peer.sh
+stage bench-peer --lane deploy --after binaries,setup-bench-peer,setup-wrk -- ./scripts/test-bench-peer.sh
 # Real MCP hosts (Claude Code, Gemini CLI, Codex CLI, Copilot CLI) against Herald with a scripted
 # model on loopback (docs/hosts.md; about 20 s): a lane of its own.
 stage hosts --lane hosts --after binaries,setup-hosts,setup-python-e2e,setup-strace -- ./scripts/test-hosts.sh
