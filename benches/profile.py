@@ -13,6 +13,7 @@ symbols of `perf report` (self time, and children). Use the `profiling` build
     cargo build --profile profiling --manifest-path benches/floor/Cargo.toml --target-dir target
     benches/profile.py --bin-dir target/profiling --server herald
     benches/profile.py --bin-dir target/profiling --server floor
+    benches/profile.py --bin-dir target/profiling --server herald --by-layer   # µs per call by layer
 
 Needs linux-perf and wrk (apt-get). Stdlib only.
 """
@@ -46,6 +47,8 @@ def main() -> int:
     parser.add_argument("--env", action="append", default=[], help="extra KEY=VALUE for the server")
     parser.add_argument("--stdio", type=int, metavar="CALLS", default=0,
                         help="profile CALLS sequential calls over stdio instead (Herald only)")
+    parser.add_argument("--by-layer", action="store_true",
+                        help="also the CPU per call of each layer of a call (guard, rmcp, render, ...)")
     args = parser.parse_args()
     bin_dir = args.bin_dir.absolute()
     WORK.mkdir(parents=True, exist_ok=True)
@@ -72,6 +75,7 @@ def main() -> int:
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             r = http.wrk(server, script, args.connections, args.seconds, sandbox.proc.pid)
             perf.wait()
+            args.cpu_us = r["cpu_us_per_call"]
             print(f"# {args.server}: {r['calls_per_s']:.0f} calls/s, p50 {r['p50_ms']:.2f} ms, "
                   f"p99 {r['p99_ms']:.2f} ms, CPU/call {r['cpu_us_per_call']:.0f} µs, errors {r['errors']}, "
                   f"load average {os.getloadavg()[0]:.1f}")
@@ -108,6 +112,51 @@ def profile_stdio(args, binary: Path, env: dict, data: Path) -> None:
         s.close()
 
 
+# The layers of a call, innermost first: each sample goes to the innermost of
+# these its stack passes through (the floor has only the last few).
+LAYERS = [
+    ("audit line and log writer", r"telemetry::audit|CallReport::emit|herald_server::logging|tracing_subscriber"),
+    ("metrics", r"telemetry::metrics|prometheus_client"),
+    ("render", r"herald_core::render"),
+    ("Keeper client (Herald's)", r"herald_core::keeper"),
+    ("reqwest and hyper's client", r"reqwest::|hyper::client|hyper_util::client"),
+    ("tools, view, toolbox, call scope", r"herald_core::tools|herald_core::telemetry::scope"),
+    ("handler (herald_server::mcp)", r"herald_server::mcp::"),
+    ("rmcp", r"rmcp::"),
+    ("cancellation tracking", r"cancel_notice"),
+    ("tool-set headers", r"tool_headers"),
+    ("routing headers", r"routing_headers"),
+    ("guard", r"herald_server::http::guard"),
+    ("panic layer", r"herald_server::http::panic"),
+    ("axum (router, middleware)", r"axum::"),
+    ("connection layer", r"herald_server::http::connection"),
+    ("hyper's server", r"hyper::proto|hyper::server"),
+    ("tokio (tasks, I/O, syscalls)", r"tokio::"),
+]
+
+
+def by_layer(data: Path, cpu_us: float) -> None:
+    """Each sample's CPU given to the innermost layer of a call its stack passes through,
+    in µs per call (``cpu_us``: the run's CPU per call)."""
+    import collections
+    import re
+    layers = [(name, re.compile(p)) for name, p in LAYERS]
+    out = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym", "--no-inline"],
+                         capture_output=True, text=True).stdout
+    counts: collections.Counter = collections.Counter()
+    total = 0
+    for block in out.split("\n\n"):
+        frames = block.strip().splitlines()
+        if not frames:
+            continue
+        total += 1
+        owner = next((name for f in frames for name, r in layers if r.search(f)), "other")
+        counts[owner] += 1
+    print(f"\n## CPU per call by layer ({total} samples, {cpu_us:.0f} µs per call)")
+    for name, n in counts.most_common():
+        print(f"{cpu_us * n / max(total, 1):6.1f} µs  {100 * n / max(total, 1):5.1f} %  {name}")
+
+
 def report(args, data: Path) -> int:
     for children in ("--no-children", "--children"):
         out = subprocess.run(["perf", "report", "-i", str(data), children, "--stdio", "-g", "none",
@@ -116,6 +165,8 @@ def report(args, data: Path) -> int:
                  for ln in out.stdout.splitlines() if ln.strip() and not ln.startswith("#")]
         print(f"\n## perf report {children} (top {args.top})")
         print("\n".join(lines[: args.top]))
+    if args.by_layer:
+        by_layer(data, getattr(args, "cpu_us", 1.0))
     return 0
 
 
