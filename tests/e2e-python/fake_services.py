@@ -155,8 +155,9 @@ class _OtlpHandler(_Quiet):
 class HoldingKeeper:
     """A TCP proxy before the sandbox Keeper (`upstream`): each `/api/`
     request is held for `hold_s` seconds, the connection watched meanwhile,
-    then forwarded and answered (other paths are forwarded at once). Each
-    held request is recorded: when it arrived, and when Herald closed the
+    then forwarded and answered (other paths are forwarded at once, and so
+    is the schema read for the tools' search hints, which a stdio session
+    starts on its own: no call made it). Each held request is recorded: when it arrived, and when Herald closed the
     connection (`closed`) or it was answered (`answered`), in
     `time.monotonic()` seconds."""
 
@@ -221,7 +222,8 @@ class HoldingKeeper:
                         return
                     buffered += chunk
                 body, buffered = buffered[:length], buffered[length:]
-                if path.startswith("/api/") and not self._hold(conn, path):
+                held = path.startswith("/api/") and not path.split("?")[0].endswith("/schema")
+                if held and not self._hold(conn, path):
                     return
                 conn.sendall(self._forward(method, path, headers, body))
         except OSError:

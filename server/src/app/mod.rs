@@ -204,6 +204,7 @@ pub(crate) async fn serve_stdio(herald: &Herald, shutdown: Shutdown) -> Result<(
         tracing::info!(tools, "serving MCP over stdio");
     }
     let handler = herald.handler(CallerAuth::Configured);
+    handler.prefetch_hints();
     let running = match handler
         .serve_with_ct(StdioTransport::over_stdio(&shutdown), shutdown.token())
         .await

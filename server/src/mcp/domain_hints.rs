@@ -16,6 +16,12 @@
 //! Domain of 120,000 Kinds would hold every call behind its decoding. A
 //! listing meanwhile serves the words read before (or, before the first
 //! read ends, after at most [`FIRST_READ`], the static hints).
+//!
+//! Over stdio the first read starts as the session does ([`DomainHints::prefetch`]),
+//! not at the first listing: building the HTTP client (the system's root
+//! certificates) and the schema's round trip then overlap the process start
+//! and the handshake, instead of adding to the host's wait for its first
+//! `tools/list` (docs/benchmarks.md, "Herald against the floor").
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -25,6 +31,7 @@ use herald_core::tools::Toolbox;
 use herald_core::tools::search_hint::DomainWords;
 use rmcp::model::Tool;
 use serde_json::Value;
+use tokio::sync::Notify;
 
 /// How long the first listing waits for the schema (then it lists the tools
 /// with their static hints, and the read goes on in the background).
@@ -47,6 +54,8 @@ pub(crate) struct DomainHints {
     reading: AtomicBool,
     /// Read again at the next listing (a `lorebase_schema` call ran).
     stale: AtomicBool,
+    /// Told when a read ends (a listing waiting for the first one).
+    read_done: Notify,
 }
 
 impl DomainHints {
@@ -55,6 +64,14 @@ impl DomainHints {
         Self {
             enabled,
             ..Self::default()
+        }
+    }
+
+    /// Starts the first read now, in the background, when none was made
+    /// (see the module documentation); a listing meanwhile waits for it.
+    pub(crate) fn prefetch(self: &Arc<Self>, toolbox: &Toolbox) {
+        if self.enabled && self.current().is_none() {
+            tokio::spawn(Arc::clone(self).read(toolbox.clone()));
         }
     }
 
@@ -102,10 +119,18 @@ impl DomainHints {
         self.words.read().ok().and_then(|w| w.clone())
     }
 
-    /// Reads the words (one read at a time: a second caller gets the
-    /// current words) and keeps them.
+    /// Reads the words (one read at a time: a second caller waits for the
+    /// read under way, then gets the words it kept) and keeps them.
     async fn read(self: Arc<Self>, toolbox: Toolbox) -> Option<Arc<DomainWords>> {
         if self.reading.swap(true, Ordering::AcqRel) {
+            let done = self.read_done.notified();
+            tokio::pin!(done);
+            // Registered before the flag is read again: the end of the read
+            // under way is never missed.
+            done.as_mut().enable();
+            if self.reading.load(Ordering::Acquire) {
+                done.await;
+            }
             return self.current().and_then(|(_, w)| w);
         }
         let runtime = tokio::runtime::Handle::current();
@@ -126,6 +151,7 @@ impl DomainHints {
             *slot = Some((Instant::now(), words.clone()));
         }
         self.reading.store(false, Ordering::Release);
+        self.read_done.notify_waiters();
         words
     }
 }

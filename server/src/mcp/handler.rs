@@ -175,6 +175,13 @@ impl HeraldServer {
             && views::declared(capabilities)
     }
 
+    /// Starts reading the Domain's words for the tools' search hints, so the
+    /// host's first `tools/list` does not wait for Keeper
+    /// (`crate::mcp::domain_hints`).
+    pub(crate) fn prefetch_hints(&self) {
+        self.inner.hints.prefetch(&self.inner.toolbox);
+    }
+
     /// Every tool served now: the built-in ones, then the remote tools
     /// discovered so far (`mcp.servers`, re-discovered while serving).
     pub fn current_tools(&self) -> Vec<Tool> {
@@ -453,7 +460,8 @@ impl ServerHandler for HeraldServer {
         let view = self.view(narrowing(&context), Some(&context.extensions));
         let mut tools = self.tools_for(view);
         let inner = &self.inner;
-        inner.hints.apply(&inner.toolbox, &mut tools).await;
+        // Boxed, as a call is (`call_tool`): it may read the schema from Keeper.
+        Box::pin(inner.hints.apply(&inner.toolbox, &mut tools)).await;
         if self.renders_views(context.client_capabilities().as_ref()) {
             // A view may call Herald's read tools, never a write nor a
             // remote server's tool.
@@ -475,7 +483,12 @@ impl ServerHandler for HeraldServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        unless_cancelled(&context, self.call(request, &context)).await
+        // Boxed: the call's future (its Keeper request and rendering inside)
+        // is many kilobytes, and rmcp spawns a task per request sized for the
+        // largest handler future; moved and copied inline, it cost more than
+        // the allocation (docs/benchmarks.md, "Herald against the floor").
+        Box::pin(async move { unless_cancelled(&context, self.call(request, &context)).await })
+            .await
     }
 
     async fn list_resources(
@@ -535,10 +548,7 @@ impl ServerHandler for HeraldServer {
             // A view is the same static page for everyone: no Keeper read.
             return Ok(view.into());
         }
-        let credential = self
-            .inner
-            .auth
-            .keeper_credential(&context.extensions)
+        let credential = Box::pin(self.inner.auth.keeper_credential(&context.extensions))
             .await
             .map_err(|e| McpError::invalid_request(format!("[unauthorized] {e}"), None))?;
         // A resource read is not a tool call: audited as `resource read`.
@@ -548,7 +558,7 @@ impl ServerHandler for HeraldServer {
         let (template, domain) = resources::ResourceUri::audited(&request.uri);
         let audited = (template, domain.as_str());
         let reading = toolbox.read_resource(audited, &credential, &origin, |e| &e.message, read);
-        unless_cancelled(&context, reading)
+        unless_cancelled(&context, Box::pin(reading))
             .await
             .inspect_err(|e| {
                 let auth = &self.inner.auth;
@@ -620,14 +630,11 @@ impl ServerHandler for HeraldServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         self.require_lorebase::<rmcp::model::CompleteRequestMethod>()?;
-        let credential = self
-            .inner
-            .auth
-            .keeper_credential(&context.extensions)
+        let credential = Box::pin(self.inner.auth.keeper_credential(&context.extensions))
             .await
             .ok();
         let completing = completion::complete(&self.inner.toolbox, &request, credential.as_ref());
-        unless_cancelled(&context, async { Ok(completing.await) }).await
+        unless_cancelled(&context, Box::pin(async { Ok(completing.await) })).await
     }
 
     /// A request rmcp could not parse: invalid params (-32602) for a method
