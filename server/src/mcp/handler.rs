@@ -71,8 +71,9 @@ struct Inner {
     /// Some skill is served (`crate::mcp::skills`): the skills extension
     /// is declared, with the resources its files are read through.
     skills: bool,
-    /// The server instructions for what is served (`crate::mcp::instructions`).
-    instructions: String,
+    /// What `get_info` answers, made once: rmcp asks for it on every
+    /// stateless HTTP request (capabilities, server info, the instructions).
+    info: ServerConfig,
     /// The Domain's words in the tools' search hints (`crate::mcp::domain_hints`).
     hints: Arc<DomainHints>,
 }
@@ -107,7 +108,8 @@ impl HeraldServer {
         let served = toolbox.view(None, Audience::OneAgent);
         let lorebase = served.serves(ToolOrigin::Lorebase);
         let kb = served.serves(ToolOrigin::Kb);
-        let instructions = instructions(lorebase, kb, !toolbox.remote().is_empty());
+        let remote = !toolbox.remote().is_empty();
+        let instructions = instructions(lorebase, kb, remote);
         let hints = Arc::new(DomainHints::new(lorebase && auth == CallerAuth::Configured));
         let skills = lorebase || kb;
         Self {
@@ -117,7 +119,7 @@ impl HeraldServer {
                 auth,
                 lorebase,
                 skills,
-                instructions,
+                info: server_config(lorebase, skills, remote, instructions),
                 hints,
             }),
         }
@@ -269,6 +271,52 @@ impl HeraldServer {
     }
 }
 
+/// What the server declares (`get_info`): its capabilities for what is
+/// served (`lorebase`, `skills`, `remote` servers configured), its name and
+/// its `instructions`.
+// `logging` is deprecated by SEP-2577 (2026-07-28) but still part of the
+// revisions hosts speak today; Herald accepts `logging/setLevel`.
+#[allow(deprecated)]
+fn server_config(lorebase: bool, skills: bool, remote: bool, instructions: String) -> ServerConfig {
+    let capabilities = if lorebase {
+        ServerCapabilities::builder()
+            .enable_logging()
+            .enable_completions()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .build()
+    } else if skills {
+        // KB-only: the knowledge-base tools, nothing that needs Keeper;
+        // resources only for the `kb` skill's files.
+        ServerCapabilities::builder()
+            .enable_logging()
+            .enable_resources()
+            .enable_tools()
+            .build()
+    } else {
+        ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .build()
+    };
+    let mut capabilities = capabilities;
+    if skills {
+        capabilities = skills_declared(capabilities);
+    }
+    if remote && let Some(tools) = capabilities.tools.as_mut() {
+        // Remote tools come and go with re-discovery.
+        tools.list_changed = Some(true);
+    }
+    ServerConfig::new(capabilities)
+        .with_server_info(
+            Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                .with_title("Lorebase Herald")
+                .with_description("A Lorebase Domain as MCP tools, resources and a prompt"),
+        )
+        .with_instructions(instructions)
+}
+
 /// `capabilities` with the skills extension declared (SEP-2640; hosts that
 /// do not know it ignore the entry, and nothing else changes for them).
 fn skills_declared(capabilities: ServerCapabilities) -> ServerCapabilities {
@@ -373,49 +421,8 @@ pub(crate) fn unknown_tool(name: &str, available: &[Tool]) -> McpError {
 }
 
 impl ServerHandler for HeraldServer {
-    // `logging` is deprecated by SEP-2577 (2026-07-28) but still part of the
-    // revisions hosts speak today; Herald accepts `logging/setLevel`.
-    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        let capabilities = if self.inner.lorebase {
-            ServerCapabilities::builder()
-                .enable_logging()
-                .enable_completions()
-                .enable_prompts()
-                .enable_resources()
-                .enable_tools()
-                .build()
-        } else if self.inner.skills {
-            // KB-only: the knowledge-base tools, nothing that needs Keeper;
-            // resources only for the `kb` skill's files.
-            ServerCapabilities::builder()
-                .enable_logging()
-                .enable_resources()
-                .enable_tools()
-                .build()
-        } else {
-            ServerCapabilities::builder()
-                .enable_logging()
-                .enable_tools()
-                .build()
-        };
-        let mut capabilities = capabilities;
-        if self.inner.skills {
-            capabilities = skills_declared(capabilities);
-        }
-        if !self.inner.toolbox.remote().is_empty()
-            && let Some(tools) = capabilities.tools.as_mut()
-        {
-            // Remote tools come and go with re-discovery.
-            tools.list_changed = Some(true);
-        }
-        ServerConfig::new(capabilities)
-            .with_server_info(
-                Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
-                    .with_title("Lorebase Herald")
-                    .with_description("A Lorebase Domain as MCP tools, resources and a prompt"),
-            )
-            .with_instructions(self.inner.instructions.clone())
+        self.inner.info.clone()
     }
 
     /// `initialize`: as rmcp negotiates it, with the MCP Apps extension
