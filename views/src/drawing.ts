@@ -9,6 +9,8 @@ const LABEL_CHARS = 28;
 /** Below these scales labels would be smaller than ~6 px: they are hidden until zoomed in. */
 const NODE_LABELS_FROM = 0.55;
 const EDGE_LABELS_FROM = 0.8;
+/** A small graph is fitted no larger than this, so its labels stay the size of the page's text. */
+const FIT_MAX_SCALE = 1.25;
 
 export type DrawnNode = {
   id: string; label: string; colour: string; depth: number; seed: boolean;
@@ -117,7 +119,7 @@ export class GraphDrawing {
     const links = [...this.edges.values()].filter((e) => e.source !== e.target)
       .map((e) => ({ source: e.source, target: e.target }));
     const sim = forceSimulation(all as any)
-      .force("link", forceLink(links).distance(70))
+      .force("link", forceLink(links).distance(80))
       .force("charge", forceManyBody().strength(-260).distanceMax(600))
       .force("collide", forceCollide(RADIUS + 10))
       .force("x", forceX(0).strength(0.04))
@@ -139,7 +141,7 @@ export class GraphDrawing {
     const xs = all.map((n) => n.x!), ys = all.map((n) => n.y!);
     const x0 = Math.min(...xs) - RADIUS, x1 = Math.max(...xs) + RADIUS;
     const y0 = Math.min(...ys) - RADIUS, y1 = Math.max(...ys) + RADIUS + 16;
-    this.k = Math.min(2, (w - 2 * padding) / Math.max(1, x1 - x0), (h - 2 * padding) / Math.max(1, y1 - y0));
+    this.k = Math.min(FIT_MAX_SCALE, (w - 2 * padding) / Math.max(1, x1 - x0), (h - 2 * padding) / Math.max(1, y1 - y0));
     this.tx = w / 2 - this.k * (x0 + x1) / 2;
     this.ty = h / 2 - this.k * (y0 + y1) / 2;
     this.moved = false;
