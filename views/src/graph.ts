@@ -15,9 +15,10 @@ const kindOf = (ref: string) => ref.split("/")[0] ?? ref;
 
 const drawing = new GraphDrawing(document.getElementById("graph")!);
 
-// What the browser test reads of the drawing (views/test/browser.mjs): the
-// Records and Links drawn, each with its label, where a Record is drawn, and
-// a tap on it. Read-only but for the tap, which a click does as well.
+// What the browser test reads of the drawing (views/test/browser.mjs), in
+// the shape of the cytoscape API it was written against: the Records and
+// Links drawn with their labels, where a Record is drawn, and a tap on it
+// (what a click does).
 const recordHandle = (id: string) => ({
   id: () => id,
   data: (key: string) => (drawing.nodes.get(id) as any)?.[key],
