@@ -50,7 +50,7 @@ export class GraphDrawing {
   private selected?: DrawnNode;
 
   constructor(private readonly container: HTMLElement) {
-    this.root = svg("svg", { role: "img", "aria-label": "Records and Links" });
+    this.root = svg("svg", { role: "group", "aria-label": "Records and Links" });
     const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5,
       markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
     marker.append(svg("path", { d: "M0,0L10,5L0,10z", fill: "#999" }));
@@ -70,7 +70,9 @@ export class GraphDrawing {
   addNode(n: Omit<DrawnNode, "g">): boolean {
     if (this.nodes.has(n.id)) return false;
     const node: DrawnNode = { ...n };
-    const g = svg("g", { class: n.seed ? "node seed" : "node" });
+    // Focusable, so a person can reach each Record with Tab and open it with Enter.
+    const g = svg("g", { class: n.seed ? "node seed" : "node", tabindex: 0, role: "button" });
+    g.setAttribute("aria-label", n.label);
     const title = svg("title");
     title.textContent = n.label;
     const text = svg("text", { y: RADIUS + 12 });
@@ -198,7 +200,7 @@ export class GraphDrawing {
     e.text!.setAttribute("y", String(0.25 * sy + 0.5 * cy + 0.25 * ty - 3));
   }
 
-  /** Pan (drag the background), zoom (wheel), move a Record (drag it), click a Record. */
+  /** Pan (drag the background), zoom (wheel), move a Record (drag it), click a Record or press Enter on it. */
   private listen() {
     let start: { x: number; y: number; tx: number; ty: number; node?: DrawnNode } | undefined;
     let dragging = false;
@@ -235,6 +237,11 @@ export class GraphDrawing {
     };
     this.root.addEventListener("pointerup", end);
     this.root.addEventListener("pointercancel", end);
+    this.root.addEventListener("keydown", (ev) => {
+      const g = (ev.target as Element).closest?.("g.node");
+      const node = g ? this.nodeOf.get(g) : undefined;
+      if (node && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); this.onTap(node.id); }
+    });
     this.root.addEventListener("wheel", (ev) => {
       ev.preventDefault();
       const p = at(ev);

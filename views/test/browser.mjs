@@ -161,6 +161,13 @@ async function main() {
     for (const id of [...before, ...hood.nodes.map((n) => n.ref)]) assert.ok(after.includes(id), `${id} drawn after expanding`);
     await tab.screenshot({ path: join(shots, "graph-expanded.png") });
 
+    // The keyboard reaches a Record too: focused (as Tab would), Enter shows its values.
+    const first = await frame().evaluate(() => window.lorebaseGraph.nodes().map((n) => n.id()).find((id) => id !== document.querySelector("#details").dataset.ref));
+    const firstIndex = await frame().evaluate((id) => window.lorebaseGraph.nodes().findIndex((n) => n.id() === id), first);
+    await view().locator("#graph g.node").nth(firstIndex).focus();
+    await tab.keyboard.press("Enter");
+    await view().locator(`#details[data-ref="${first}"] table#values`).waitFor({ state: "attached", timeout: 10_000 });
+
     // Keeper's cap shown: a neighborhood cut at 5 Records says so.
     const capped = { seeds: ["Supplier/S-1001"], depth: 2, max_nodes: 5 };
     await tab.evaluate((a) => window.runTool("lorebase_neighborhood", a), capped);
