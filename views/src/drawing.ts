@@ -9,6 +9,8 @@ const LABEL_CHARS = 28;
 /** Below these scales labels would be smaller than ~6 px: they are hidden until zoomed in. */
 const NODE_LABELS_FROM = 0.55;
 const EDGE_LABELS_FROM = 0.8;
+/** The most a layout may take before the drawing is shown as it stands. */
+const LAYOUT_BUDGET_MS = 2500;
 /** A small graph is fitted no larger than this, so its labels stay the size of the page's text. */
 const FIT_MAX_SCALE = 1.25;
 
@@ -130,7 +132,10 @@ export class GraphDrawing {
     // A warm start when most of the graph is placed: it moves, but not far.
     if (placed > 0) sim.alpha(0.5);
     const ticks = Math.ceil(Math.log(sim.alphaMin() / sim.alpha()) / Math.log(1 - sim.alphaDecay()));
-    sim.tick(ticks);
+    // Bounded in time: a graph far past what the output caps let through
+    // is drawn less settled rather than freezing the page.
+    const deadline = performance.now() + LAYOUT_BUDGET_MS;
+    for (let i = 0; i < ticks && (i % 10 || performance.now() < deadline); i++) sim.tick();
     this.redraw();
     this.fit();
   }
