@@ -128,6 +128,7 @@ start(async (tool, _args, answer) => {
   const g = graphOf(tool, answer);
   merge(g.nodes, g.edges, g.seeds);
   drawing.layout();
+  document.body.dataset.layoutMs = String(Math.round(drawing.lastLayoutMs));
   drawLegend();
   showTruncated(answer.truncated);
   status(`rev ${String(answer.revision ?? "").slice(0, 12)} · click a Record for its values`);
