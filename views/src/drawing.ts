@@ -132,13 +132,13 @@ export class GraphDrawing {
       .force("x", forceX(0).strength(0.04))
       .force("y", forceY(0).strength(0.04))
       .stop();
-    // A warm start when most of the graph is placed: it moves, but not far.
+    // A warm start when part of the graph is drawn (an expansion): it moves, but not far.
     if (placed > 0) sim.alpha(0.5);
     const ticks = Math.ceil(Math.log(sim.alphaMin() / sim.alpha()) / Math.log(1 - sim.alphaDecay()));
     // Bounded in time: a graph far past what the output caps let through
     // is drawn less settled rather than freezing the page.
     const deadline = performance.now() + LAYOUT_BUDGET_MS;
-    for (let i = 0; i < ticks && (i % 10 || performance.now() < deadline); i++) sim.tick();
+    for (let t = 0; t < ticks && (t % 10 || performance.now() < deadline); t++) sim.tick();
     this.lastLayoutMs = performance.now() - started;
     this.redraw();
     this.fit();
