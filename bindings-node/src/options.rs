@@ -23,6 +23,9 @@ pub struct HeraldOptions {
     /// (`herald.keeper.api_key`, `LOREBASE_API_KEY`): a literal,
     /// `secret://env/NAME` or `secret://file/PATH`.
     pub api_key: Option<String>,
+    /// Resends after 429, 503 or an unreachable Keeper, 0 = off
+    /// (`herald.keeper.max_retries`).
+    pub max_retries: Option<f64>,
     /// The Domain used when a call names none (`herald.domain`, `LOREBASE_DOMAIN`).
     pub domain: Option<String>,
     /// The branch used when a call names none (`herald.branch`, `LOREBASE_BRANCH`).
@@ -33,9 +36,6 @@ pub struct HeraldOptions {
     pub max_items: Option<f64>,
     /// Longest single value in characters (`herald.output.max_value_chars`).
     pub max_value_chars: Option<f64>,
-    /// Resends after 429, 503 or an unreachable Keeper, 0 = off
-    /// (`herald.keeper.max_retries`).
-    pub max_retries: Option<f64>,
     /// The markdown knowledge-base directory: adds `kb_search` and `kb_get`
     /// (`herald.kb.dir`).
     pub kb_dir: Option<String>,
@@ -124,6 +124,7 @@ pub(crate) fn to_overrides(options: &HeraldOptions) -> Result<Overrides, Options
     let named: [(SettingKey, Option<Value>); 12] = [
         (SettingKey::KeeperBaseUrl, text(&options.base_url)),
         (SettingKey::KeeperApiKey, text(&options.api_key)),
+        (SettingKey::KeeperMaxRetries, number(options.max_retries)),
         (SettingKey::Domain, text(&options.domain)),
         (SettingKey::Branch, text(&options.branch)),
         (SettingKey::OutputMaxChars, number(options.max_chars)),
@@ -132,7 +133,6 @@ pub(crate) fn to_overrides(options: &HeraldOptions) -> Result<Overrides, Options
             SettingKey::OutputMaxValueChars,
             number(options.max_value_chars),
         ),
-        (SettingKey::KeeperMaxRetries, number(options.max_retries)),
         (SettingKey::KbDir, text(&options.kb_dir)),
         (
             SettingKey::ToolsReadOnly,
@@ -206,12 +206,12 @@ mod tests {
         let values = [
             json!("http://127.0.0.1:9"),
             json!("k"),
+            json!(0),
             json!("d"),
             json!("b"),
             json!(600),
             json!(2),
             json!(3),
-            json!(0),
             json!("kb"),
             json!(true),
             json!(["a"]),

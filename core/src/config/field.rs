@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::error::{ConfigError, SettingSource};
+use super::keys::Bound;
 use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
 use super::settings::{KeeperToken, Transport};
@@ -14,6 +15,8 @@ pub(crate) struct Field<'a> {
     pub(crate) key: &'a str,
     pub(crate) raw: &'a RawValue,
     pub(crate) source: &'a SettingSource,
+    /// The key's bound, for an integer key (the table's `bound(min, max)`).
+    pub(crate) bound: Option<Bound>,
 }
 
 impl Field<'_> {
@@ -86,6 +89,25 @@ impl Field<'_> {
                 self.shown()
             ))),
         }
+    }
+
+    /// A whole number within the key's declared bound.
+    pub(crate) fn bounded(&self) -> Result<u64, ConfigError> {
+        let bound = self.declared_bound()?;
+        self.int(bound.min, bound.max)
+    }
+
+    /// Unset when null or empty text; else [`Field::bounded`].
+    pub(crate) fn optional_bounded(&self) -> Result<Option<u64>, ConfigError> {
+        let bound = self.declared_bound()?;
+        self.optional_int(bound.min, bound.max)
+    }
+
+    /// The table's bound of this key; an integer key without one is a
+    /// mistake in the table, which the defaults' test finds.
+    fn declared_bound(&self) -> Result<Bound, ConfigError> {
+        self.bound
+            .ok_or_else(|| self.invalid("the settings table declares no bound for this key"))
     }
 
     /// Unset when null or empty text.
