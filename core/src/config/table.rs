@@ -12,7 +12,9 @@
 //! in `defaults::unset`), then one `key!` entry here, in the group and place
 //! it takes in the example file; then regenerate the generated files:
 //! `UPDATE_EXAMPLE=1 UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core
-//! --test integration config_settings::`.
+//! --test integration -- config_settings:: settings_reference::`
+//! (docs/architecture.md, "Adding a setting", lists what a flag or a Node
+//! option needs besides).
 
 use std::path::PathBuf;
 
