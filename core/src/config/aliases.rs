@@ -7,7 +7,8 @@
 //! `_native.setting_keywords()`), so none of them spells a key again. Like
 //! the flag tables of uv and ripgrep.
 
-use super::keys::{Group, SettingKey, entries, entry, groups};
+use super::entry::Group;
+use super::keys::{SettingKey, entries, entry, groups, typed};
 
 /// The flag of `key`, without its dashes (`port`); in a `const` context a key
 /// without a flag does not compile.
@@ -43,55 +44,57 @@ pub fn flag_label(key: SettingKey) -> Option<String> {
 /// Every flag standing for a key: its name without dashes, its help line
 /// and the key, in the table's order.
 pub fn flags() -> impl Iterator<Item = (&'static str, &'static str, SettingKey)> {
-    flags_of(groups())
+    flags_of(groups()).filter_map(|(flag, help, key)| Some((flag, help, SettingKey::named(key)?)))
 }
 
 /// Every short variable (`LOREBASE_URL`) and the key it sets, in the
 /// table's order.
 pub fn short_vars() -> impl Iterator<Item = (&'static str, SettingKey)> {
-    entries().filter_map(|k| Some((k.spellings.env?, k.id)))
+    entries().filter_map(|k| Some((k.spellings.env?, typed(k)?)))
 }
 
 /// Every Node option and the key it sets, in the table's order.
 pub fn node_options() -> impl Iterator<Item = (&'static str, SettingKey)> {
-    node_options_of(groups())
+    node_options_of(groups()).filter_map(|(option, key)| Some((option, SettingKey::named(key)?)))
 }
 
 /// Every Python keyword and the key it sets.
 pub fn python_keywords() -> impl Iterator<Item = (&'static str, SettingKey)> {
-    python_keywords_of(groups()).map(|(keyword, key)| (keyword, key.1))
+    python_keywords_of(groups())
+        .filter_map(|(keyword, key)| Some((keyword, SettingKey::named(key)?)))
 }
 
-/// The Python keywords of `groups`, with the key's name and typed key.
+/// The Python keywords of `groups`, with the key each sets.
 pub(super) fn python_keywords_of(
     groups: &[Group],
-) -> impl Iterator<Item = (&'static str, (&'static str, SettingKey))> + '_ {
+) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
     groups.iter().flat_map(|g| g.keys).flat_map(|k| {
+        let key = k.key();
         k.spellings
             .python
             .iter()
-            .map(move |keyword| (*keyword, (k.key(), k.id)))
+            .map(move |keyword| (*keyword, key))
     })
 }
 
 /// The flags of `groups`: name, help line, key.
 pub(super) fn flags_of(
     groups: &[Group],
-) -> impl Iterator<Item = (&'static str, &'static str, SettingKey)> + '_ {
+) -> impl Iterator<Item = (&'static str, &'static str, &'static str)> + '_ {
     groups.iter().flat_map(|g| g.keys).filter_map(|k| {
         let flag = k.spellings.flag?;
-        Some((flag.name, flag.help, k.id))
+        Some((flag.name, flag.help, k.key()))
     })
 }
 
 /// The Node options of `groups`, each with its key.
 pub(super) fn node_options_of(
     groups: &[Group],
-) -> impl Iterator<Item = (&'static str, SettingKey)> + '_ {
+) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
     groups
         .iter()
         .flat_map(|g| g.keys)
-        .filter_map(|k| Some((k.spellings.node?, k.id)))
+        .filter_map(|k| Some((k.spellings.node?, k.key())))
 }
 
 #[cfg(test)]

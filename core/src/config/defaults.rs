@@ -8,8 +8,10 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::entry::Key;
 use super::error::{ConfigError, SettingSource};
-use super::keys::{Key, PendingSecret, apply_entry, entries};
+use super::field::PendingSecret;
+use super::keys::{apply_entry, entries};
 use super::mcp::McpSettings;
 use super::operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings};
 use super::raw::RawValue;

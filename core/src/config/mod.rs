@@ -32,6 +32,7 @@
 
 pub mod aliases;
 mod defaults;
+mod entry;
 mod error;
 mod field;
 pub mod host;

@@ -9,7 +9,8 @@
 
 use std::fmt::Write as _;
 
-use super::keys::{Group, Key, groups, section_of};
+use super::entry::{Group, Key};
+use super::keys::{groups, section_of};
 use super::layers::ENV_PREFIX;
 use super::table::HEADER;
 

@@ -3,7 +3,7 @@
 //! default as the example file shows it, its bound, the check that stores a
 //! value in [`Settings`], its comment, and its other spellings: the short
 //! variable, the server's flag (with its help line), the Node option and the
-//! Python keywords. Everything else is derived from it ([`super::keys`]):
+//! Python keywords. Everything else is derived from it ([`super::keys`]; an entry's shape is [`super::entry`]):
 //! `SettingKey`, `Settings::default()`, the parsing of every layer, the
 //! aliases, and the generated surfaces of [`super::reference`] (the example
 //! file, `docs/settings.md`, the Node options' reference).
@@ -18,11 +18,11 @@
 
 use std::path::PathBuf;
 
+use super::entry::{Flag, Group, Key, Kind, Spellings};
 use super::field::{
-    authorization_servers, base_url, endpoint_url, http_path, keeper_token, log_format, origins,
-    otlp_endpoint, resource_url, transport, trusted_proxies,
+    Bound, api_key, authorization_servers, base_url, endpoint_url, http_path, keeper_token,
+    log_format, origins, otlp_endpoint, resource_url, secret_reference, transport, trusted_proxies,
 };
-use super::keys::{Bound, Flag, Group, Key, Kind, Spellings, api_key, secret_reference};
 use super::mcp::parse_servers;
 use super::secret::Secret;
 use super::settings::MIN_MAX_CHARS;
@@ -103,7 +103,6 @@ macro_rules! settings_table {
                 doc: &[$($group_doc),*],
                 keys: &[$(
                     Key {
-                        id: SettingKey::$id,
                         name: $key,
                         kind: Kind::$kind,
                         doc: &[$($doc),*],

@@ -4,7 +4,9 @@
 //! fixture entry added to it is found on each).
 
 use super::defaults::{apply_default, unset};
+use super::entry::{Flag, Group, Key, Kind, Spellings};
 use super::error::SettingSource;
+use super::field::Bound;
 use super::keys::*;
 use super::raw::RawValue;
 use super::settings::Settings;
@@ -50,7 +52,7 @@ fn every_default_passes_its_own_check_and_is_the_settings_default() {
 fn each_default_text_reaches_its_field() {
     let port = Key {
         default: "8091",
-        ..*entries().find(|k| k.id == SettingKey::HttpPort).unwrap()
+        ..*entry(SettingKey::HttpPort)
     };
     let mut settings = Settings::default();
     apply_default(&port, &mut settings, &mut None).unwrap();
@@ -269,7 +271,6 @@ fn a_new_entry_reaches_every_generated_surface() {
     };
 
     const FIXTURE: Key = Key {
-        id: SettingKey::Domain,
         name: "fixture.extra_limit",
         kind: Kind::Int,
         doc: &["Most fixtures at once {bound}; {env} or {flag}."],
@@ -323,18 +324,20 @@ fn a_new_entry_reaches_every_generated_surface() {
         Some("  fixtureLimit?: number")
     );
     assert_eq!(
-        node_options_of(&table).last().map(|(option, _)| option),
-        Some("fixtureLimit")
+        node_options_of(&table).last(),
+        Some(("fixtureLimit", "fixture.extra_limit"))
     );
     assert_eq!(
-        python_keywords_of(&table)
-            .last()
-            .map(|(k, (key, _))| (k, key)),
+        python_keywords_of(&table).last(),
         Some(("fixture_limit", "fixture.extra_limit"))
     );
     assert_eq!(
-        flags_of(&table).last().map(|(flag, help, _)| (flag, help)),
-        Some(("fixture-limit", "Most fixtures at once"))
+        flags_of(&table).last(),
+        Some((
+            "fixture-limit",
+            "Most fixtures at once",
+            "fixture.extra_limit"
+        ))
     );
     // The real table's surfaces do not have it.
     assert!(!example_yaml_of(groups()).contains("fixture"));
