@@ -1,18 +1,21 @@
 //! The files generated from the settings table (`core/src/config/table.rs`)
 //! are what it generates: `docs/settings.md` whole, the Node options' table
 //! of `npm/README.md` between `<!-- node-options:begin -->` and
-//! `<!-- node-options:end -->`, and the options of `HeraldOptions` that
+//! `<!-- node-options:end -->`, the short variables' and Python keywords'
+//! table of `python/README.md` between `<!-- settings:begin -->` and
+//! `<!-- settings:end -->`, and the options of `HeraldOptions` that
 //! stand for a key in `npm/index.d.ts` (which napi generates from the
 //! binding's struct; this holds that struct to the table). The example file
 //! has its own check in `config_settings`.
 //!
 //! `UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core --test integration settings_reference::`
-//! rewrites `docs/settings.md` and the README's table.
+//! rewrites `docs/settings.md` and the READMEs' tables.
 
 use std::path::{Path, PathBuf};
 
 use herald_core::config::{
-    SettingKey, node_option_declarations, node_options_table, settings_reference,
+    SettingKey, node_option_declarations, node_options_table, python_settings_table,
+    settings_reference,
 };
 
 const REGENERATE: &str =
@@ -66,6 +69,15 @@ fn the_npm_readme_options_table_is_generated_from_the_settings_table() {
         "npm/README.md",
         Some(("<!-- node-options:begin -->", "<!-- node-options:end -->")),
         &node_options_table(),
+    );
+}
+
+#[test]
+fn the_python_readme_settings_table_is_generated_from_the_settings_table() {
+    check_generated(
+        "python/README.md",
+        Some(("<!-- settings:begin -->", "<!-- settings:end -->")),
+        &python_settings_table(),
     );
 }
 

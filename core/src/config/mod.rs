@@ -61,7 +61,8 @@ pub use mcp::{
 };
 pub use operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings, otlp_traces_url};
 pub use reference::{
-    example_yaml, node_option_declarations, node_options_table, settings_reference,
+    example_yaml, node_option_declarations, node_options_table, python_settings_table,
+    settings_reference,
 };
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 pub use settings::{

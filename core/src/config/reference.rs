@@ -1,7 +1,8 @@
 //! The surfaces generated from the settings table ([`super::table`]): the
 //! example file (`config/lorebase.example.yaml`), the settings reference
-//! (`docs/settings.md`) and the Node options' table of `npm/README.md` and
-//! declarations of `npm/index.d.ts`. Each takes the table as input, so a test
+//! (`docs/settings.md`), the Node options' table of `npm/README.md` and
+//! declarations of `npm/index.d.ts`, and the short variables' and Python
+//! keywords' table of `python/README.md`. Each takes the table as input, so a test
 //! can hand it one more entry and find it on every surface; the checked-in
 //! files are compared with the real table's output by the tests of
 //! `core/tests/config_settings.rs`, which rewrite them under
@@ -29,6 +30,12 @@ pub fn settings_reference() -> String {
 /// The table of the Node options in `npm/README.md` (between its markers).
 pub fn node_options_table() -> String {
     node_options_table_of(groups())
+}
+
+/// The table of the short variables and the Python keywords in
+/// `python/README.md` (between its markers).
+pub fn python_settings_table() -> String {
+    python_settings_table_of(groups())
 }
 
 /// The property lines of `HeraldOptions` in `npm/index.d.ts` that stand for a
@@ -206,4 +213,30 @@ pub(super) fn node_option_declarations_of(groups: &[Group]) -> Vec<String> {
             Some(format!("  {node}?: {}", key.kind.typescript()))
         })
         .collect()
+}
+
+/// [`python_settings_table`] of `groups`.
+pub(super) fn python_settings_table_of(groups: &[Group]) -> String {
+    let mut out = String::from(
+        "| variable or keyword | setting | type | default |\n| --- | --- | --- | --- |\n",
+    );
+    let keys = || groups.iter().flat_map(|g| g.keys);
+    let rows = keys()
+        .filter_map(|key| Some((format!("`{}`", key.spellings.env?), key)))
+        .chain(keys().flat_map(|key| {
+            key.spellings
+                .python
+                .iter()
+                .map(move |keyword| (format!("`Herald({keyword}=...)`"), key))
+        }));
+    for (name, key) in rows {
+        let _ = writeln!(
+            out,
+            "| {name} | `{}` | {} | `{}` |",
+            key.key(),
+            key.kind.reference_name(),
+            key.default
+        );
+    }
+    out
 }

@@ -267,7 +267,8 @@ fn comments_take_bounds_and_spellings_from_the_entry() {
 fn a_new_entry_reaches_every_generated_surface() {
     use super::aliases::{flags_of, node_options_of, python_keywords_of};
     use super::reference::{
-        example_yaml_of, node_option_declarations_of, node_options_table_of, settings_reference_of,
+        example_yaml_of, node_option_declarations_of, node_options_table_of,
+        python_settings_table_of, settings_reference_of,
     };
 
     const FIXTURE: Key = Key {
@@ -317,6 +318,13 @@ fn a_new_entry_reaches_every_generated_surface() {
         node_options_table_of(&table)
             .contains("| `fixtureLimit` | `number` | `fixture.extra_limit` | `5` | 3 to 7 |"),
     );
+    let python = python_settings_table_of(&table);
+    for row in [
+        "| `LOREBASE_FIXTURE_LIMIT` | `fixture.extra_limit` | integer | `5` |",
+        "| `Herald(fixture_limit=...)` | `fixture.extra_limit` | integer | `5` |",
+    ] {
+        assert!(python.contains(row), "{row} not in\n{python}");
+    }
     assert_eq!(
         node_option_declarations_of(&table)
             .last()
@@ -353,4 +361,18 @@ fn a_new_entry_reaches_every_generated_surface() {
         )
         .is_err()
     );
+}
+
+/// The example file's header names the short variables in prose; it names
+/// the table's, all of them.
+#[test]
+fn the_header_names_every_short_variable() {
+    let header = super::table::HEADER.join(" ");
+    let named: Vec<&str> = header
+        .split(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+        .filter(|word| word.starts_with("LOREBASE_") && !word.starts_with("LOREBASE__"))
+        .filter(|word| *word != "LOREBASE_CONFIG")
+        .collect();
+    let table: Vec<&str> = super::aliases::short_vars().map(|(name, _)| name).collect();
+    assert_eq!(named, table);
 }

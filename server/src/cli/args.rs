@@ -262,6 +262,14 @@ pub(crate) mod tests {
             .map(|(name, help, _)| (name.to_string(), help.to_string()))
             .collect();
         assert_eq!(clap_flags, table);
+
+        // The closing note names the short variables: the table's.
+        let note = Cli::command().get_after_help().map(ToString::to_string);
+        let short_vars: Vec<&str> = herald_core::config::aliases::short_vars()
+            .map(|(name, _)| name)
+            .collect();
+        let listed = format!("then {}, then these flags", short_vars.join(", "));
+        assert!(note.unwrap_or_default().contains(&listed), "{listed}");
     }
 
     #[test]
