@@ -217,6 +217,48 @@ fn every_declared_bound_is_the_enforced_one() {
     }
 }
 
+/// Whether `entry`'s setter accepts `value` (JSON, as a settings file gives it).
+fn accepts_json(entry: &Key, value: serde_json::Value) -> bool {
+    let mut settings = Settings::default();
+    let raw = RawValue::Json(value);
+    apply_entry(
+        entry,
+        &mut settings,
+        &mut None,
+        &raw,
+        &SettingSource::Default,
+    )
+    .is_ok()
+}
+
+/// The type `docs/settings.md` and `npm/index.d.ts` give a key is what its
+/// setter takes.
+#[test]
+fn every_kind_is_what_its_setter_takes() {
+    use serde_json::json;
+    for entry in entries() {
+        let key = entry.key();
+        let (takes, refuses) = match entry.kind {
+            Kind::Bool => (
+                vec![json!(true), json!(false)],
+                vec![json!("maybe"), json!(1)],
+            ),
+            Kind::List | Kind::Servers => (vec![json!([])], vec![json!(5), json!({})]),
+            Kind::Int => (
+                vec![json!(entry.bound.map_or(0, |b| b.min))],
+                vec![json!("x"), json!(1.5)],
+            ),
+            Kind::Text | Kind::Secret => (vec![], vec![json!(5), json!([]), json!(true)]),
+        };
+        for value in takes {
+            assert!(accepts_json(entry, value.clone()), "{key} refuses {value}");
+        }
+        for value in refuses {
+            assert!(!accepts_json(entry, value.clone()), "{key} accepts {value}");
+        }
+    }
+}
+
 /// A comment writes a key's bound, short variable and flag only through
 /// `{bound}`, `{min}`, `{env}` and `{flag}`, each of which the entry
 /// declares, so the text cannot drift from what is enforced and accepted.
