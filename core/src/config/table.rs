@@ -1,20 +1,22 @@
 //! The settings table: every key declared once, in the order of
 //! `config/lorebase.example.yaml`. An entry holds the key, its type, its
 //! default as the example file shows it, its bound, the check that stores a
-//! value in [`Settings`], its comment, and its other spellings: the short
-//! variable, the server's flag (with its help line), the Node option and the
-//! Python keywords. Everything else is derived from it ([`super::keys`]; an entry's shape is [`super::entry`]):
-//! `SettingKey`, `Settings::default()`, the parsing of every layer, the
-//! aliases, and the generated surfaces of [`super::reference`] (the example
-//! file, `docs/settings.md`, the Node options' reference).
+//! value in [`Settings`](super::settings::Settings), its comment, and its other
+//! spellings: the short variable, the server's flag (with its help line), the
+//! Node option and the Python keywords (an entry's shape is [`super::entry`]).
+//! Everything else is derived from it: `SettingKey`, `Settings::default()`, the
+//! parsing of every layer ([`super::keys`]), the other spellings
+//! ([`super::aliases`]), and the generated surfaces of [`super::reference`]
+//! (the example file, `docs/settings.md`, the Node and Python tables of the
+//! READMEs).
 //!
-//! A new key: a field in [`Settings`] or a section of it (and its placeholder
-//! in `defaults::unset`), then one `key!` entry here, in the group and place
-//! it takes in the example file; then regenerate the generated files:
-//! `UPDATE_EXAMPLE=1 UPDATE_SNAPSHOTS=1 cargo test -p lorebase-herald-core
-//! --test integration -- config_settings:: settings_reference::`
-//! (docs/architecture.md, "Adding a setting", lists what a flag or a Node
-//! option needs besides).
+//! A new key: a field in [`Settings`](super::settings::Settings) or a section
+//! of it (and its placeholder in `defaults::unset`), then one `key!` entry
+//! here, in the group and place it takes in the example file; then regenerate
+//! the generated files: `UPDATE_EXAMPLE=1 UPDATE_SNAPSHOTS=1 cargo test -p
+//! lorebase-herald-core --test integration -- config_settings::
+//! settings_reference::` (docs/architecture.md, "Adding a setting", lists what
+//! a flag or a Node option needs besides).
 
 use std::path::PathBuf;
 
@@ -45,8 +47,9 @@ use super::settings::MIN_MAX_CHARS;
 /// its typed key (`SettingKey::Name`), the key, its [`Kind`], its default as
 /// the example file shows it, its bound (the setter's `f.bounded()` checks
 /// it, the comment's `{bound}` shows it), how a value is checked (`f`, a
-/// [`super::field::Field`]) and stored (`s`, the [`Settings`]), its comment,
-/// and its other spellings. It declares [`SettingKey`] and `GROUPS`.
+/// [`super::field::Field`]) and stored (`s`, the
+/// [`Settings`](super::settings::Settings)), its comment, and its other
+/// spellings. It declares [`SettingKey`] and `GROUPS`.
 macro_rules! settings_table {
     ($(
         Group {
