@@ -1,5 +1,5 @@
 //! The tools of remote MCP servers (`mcp.servers`, [`crate::remote`]) as a
-//! [`ToolSource`]: offered once discovered, as `<server>__<tool>`, writing
+//! [`ToolSource`]: served once discovered, as `<server>__<tool>`, writing
 //! unless the server declares them read-only.
 
 use serde_json::{Map, Value};
@@ -7,14 +7,14 @@ use serde_json::{Map, Value};
 use super::source::ToolSource;
 use crate::keeper::Credential;
 use crate::remote::RemoteTools;
-use crate::tool::{RenderedOutput, ToolDefinition};
+use crate::tool_interface::{RenderedOutput, ToolDefinition};
 
 impl ToolSource for RemoteTools {
-    fn owns(&self, name: &str) -> bool {
+    fn defines(&self, name: &str) -> bool {
         self.find(name).is_some()
     }
 
-    fn offers(&self, name: &str) -> Option<bool> {
+    fn serves(&self, name: &str) -> Option<bool> {
         self.find(name).map(|tool| tool.definition.writes())
     }
 

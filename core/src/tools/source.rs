@@ -1,14 +1,15 @@
-//! The interface behind which the toolbox finds its tools: the Lorebase
-//! tools (Keeper), the KB tools (a markdown catalog) and the tools of remote
-//! MCP servers are three [`ToolSource`]s, asked in that order, the first that
-//! owns a name answering for it.
+//! The interface behind which the toolbox finds its tools: the built-in
+//! tools (the one table: the Lorebase tools over Keeper, the KB tools over a
+//! markdown catalog) and the tools of remote MCP servers (built at run time)
+//! are two [`ToolSource`]s, asked in that order, the first that defines a
+//! name answering for it.
 
 use std::future::Future;
 
 use serde_json::{Map, Value};
 
 use crate::keeper::Credential;
-use crate::tool::{RenderedOutput, ToolDefinition};
+use crate::tool_interface::{RenderedOutput, ToolDefinition};
 
 /// Where a served tool comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,17 +24,17 @@ pub enum ToolOrigin {
 
 /// One source of tools.
 pub(crate) trait ToolSource {
-    /// Whether `name` is this source's (offered now or not): a name a source
-    /// owns is never looked up in a later one.
-    fn owns(&self, name: &str) -> bool;
+    /// Whether `name` is this source's (served now or not): a name a source
+    /// defines is never looked up in a later one.
+    fn defines(&self, name: &str) -> bool;
 
-    /// Whether `name` is offered now, and if so whether it writes.
-    fn offers(&self, name: &str) -> Option<bool>;
+    /// Whether `name` is served now, and if so whether it writes.
+    fn serves(&self, name: &str) -> Option<bool>;
 
-    /// The definitions offered now, in the source's order.
+    /// The definitions served now, in the source's order.
     fn definitions(&self) -> Vec<ToolDefinition>;
 
-    /// Calls an offered tool; `None` when it is no longer offered. A tool
+    /// Calls a served tool; `None` when it is no longer served. A tool
     /// failure is an output with `is_error`.
     fn call(
         &self,
