@@ -5,7 +5,7 @@
 //! instructions ([`instructions`]); [`malformed_params`]: a served method's
 //! params of the wrong shape (-32602); [`removed_methods`]: `initialize`
 //! and `logging/setLevel` under 2026-07-28 (-32601); [`probe`]: what one
-//! JSON-RPC message may hold, on either transport, and [`refusal`]: the
+//! JSON-RPC message may hold, on either transport, and [`refused`]: the
 //! answer to one past those bounds;
 //! [`stdio`]: the stdio transport (bounded lines, a host that closes stdout);
 //! [`call_tracking`]: where a call is kept for a cancellation sent apart;
@@ -20,7 +20,7 @@ pub(crate) mod instructions;
 pub(crate) mod malformed_params;
 pub(crate) mod probe;
 pub(crate) mod prompt;
-pub(crate) mod refusal;
+pub(crate) mod refused;
 pub(crate) mod removed_methods;
 pub(crate) mod resources;
 pub(crate) mod skills;

@@ -1,7 +1,7 @@
 //! The MCP form of the tools (`tools/list`): made once for the built-in
 //! tools ([`ToolForms`]), on each list for the remote ones. Which tools a
 //! caller sees is never decided here: it is its [`ToolView`]'s answer
-//! (core's `tools::view`, the one owner of "is this tool served?").
+//! (core's `tools::ToolView`, the one owner of "is this tool served?").
 
 use std::borrow::Cow;
 use std::sync::Arc;
