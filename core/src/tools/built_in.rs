@@ -14,6 +14,7 @@ use super::table::{ALWAYS_LOADED, TOOLS, row};
 use crate::config::Settings;
 use crate::kb::KbCatalog;
 use crate::keeper::{Credential, KeeperClient};
+use crate::remote::OAuthCaller;
 use crate::render::caps::Identifiers;
 use crate::tool_interface::{ALWAYS_LOAD_META, RenderedOutput, ToolDefinition};
 
@@ -112,6 +113,7 @@ impl ToolSource for BuiltInTools {
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
+        _caller: Option<&OAuthCaller>,
     ) -> Option<RenderedOutput> {
         let (index, row) = row(name).filter(|(_, t)| self.serves_origin(t.origin))?;
         let built = self.built();

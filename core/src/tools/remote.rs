@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::source::ToolSource;
 use crate::keeper::Credential;
-use crate::remote::RemoteTools;
+use crate::remote::{OAuthCaller, RemoteTools};
 use crate::tool_interface::{RenderedOutput, ToolDefinition};
 
 impl ToolSource for RemoteTools {
@@ -27,10 +27,12 @@ impl ToolSource for RemoteTools {
         name: &str,
         arguments: Map<String, Value>,
         _credential: &Credential,
+        caller: Option<&OAuthCaller>,
     ) -> Option<RenderedOutput> {
-        // With no OAuth caller (the toolbox's dispatch passes it, see
-        // `Toolbox::dispatch`): Herald's own token (`token_env`) or none,
-        // never the caller's key.
-        Box::pin(RemoteTools::call(self, name, arguments, None)).await
+        // Herald's own token or the OAuth caller's, exchanged
+        // (`remote::caller`), never the caller's Keeper credential. Boxed:
+        // the MCP client's future is some 10 KB, which every call of every
+        // tool would otherwise carry (and copy).
+        Box::pin(RemoteTools::call(self, name, arguments, caller)).await
     }
 }

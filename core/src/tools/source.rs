@@ -9,6 +9,7 @@ use std::future::Future;
 use serde_json::{Map, Value};
 
 use crate::keeper::Credential;
+use crate::remote::OAuthCaller;
 use crate::tool_interface::{RenderedOutput, ToolDefinition};
 
 /// Where a served tool comes from.
@@ -34,12 +35,15 @@ pub(crate) trait ToolSource {
     /// The definitions served now, in the source's order.
     fn definitions(&self) -> Vec<ToolDefinition>;
 
-    /// Calls a served tool; `None` when it is no longer served. A tool
-    /// failure is an output with `is_error`.
+    /// Calls a served tool for a caller with `credential` (Keeper's) and,
+    /// with OAuth on, `caller` (whose token a remote server may get,
+    /// exchanged); `None` when it is no longer served. A tool failure is an
+    /// output with `is_error`.
     fn call(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
+        caller: Option<&OAuthCaller>,
     ) -> impl Future<Output = Option<RenderedOutput>> + Send;
 }

@@ -309,7 +309,7 @@ impl Toolbox {
     ) -> Result<RenderedOutput, ToolCallError> {
         let (name, arguments) = read.as_call();
         self.built_in
-            .call(name, arguments, credential)
+            .call(name, arguments, credential, None)
             .await
             .ok_or_else(|| ToolCallError::UnknownTool(name.to_string()))
     }
@@ -401,19 +401,13 @@ impl Toolbox {
     ) -> Result<RenderedOutput, ToolCallError> {
         match origin {
             Some(ToolOrigin::Lorebase | ToolOrigin::Kb) => {
-                self.call_in(&self.built_in, name, arguments, credential)
+                self.call_in(&self.built_in, name, arguments, credential, caller)
                     .await
             }
-            // Remote servers get Herald's own token or the caller's,
-            // exchanged (`remote::caller`), never the caller's Keeper credential.
-            // Boxed: the MCP client's future is some 10 KB, which every call
-            // of every tool would otherwise carry (and copy).
-            Some(ToolOrigin::Remote) => match self.remote.serves(name) {
-                Some(_) => Box::pin(self.remote.call(name, arguments, caller))
+            Some(ToolOrigin::Remote) => {
+                self.call_in(&self.remote, name, arguments, credential, caller)
                     .await
-                    .ok_or_else(|| ToolCallError::UnknownTool(name.to_string())),
-                None => Err(ToolCallError::UnknownTool(name.to_string())),
-            },
+            }
             None => Err(ToolCallError::UnknownTool(name.to_string())),
         }
     }
@@ -426,11 +420,12 @@ impl Toolbox {
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
+        caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         let unknown = || ToolCallError::UnknownTool(name.to_string());
         match source.serves(name) {
             Some(_) => source
-                .call(name, arguments, credential)
+                .call(name, arguments, credential, caller)
                 .await
                 .ok_or_else(unknown),
             None => Err(unknown()),
