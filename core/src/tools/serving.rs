@@ -23,7 +23,7 @@
 //!     `herald:remote:<name>` by default, so that no one borrows Herald's
 //!     token unless an operator granted it). Without it, the tools are not
 //!     listed and a call is `[forbidden]`;
-//! - the request's narrowing ([`ToolNarrowing`]: `X-MCP-Readonly`,
+//! - the request's narrowing ([`ToolNarrowing`](super::ToolNarrowing): `X-MCP-Readonly`,
 //!   `X-MCP-Toolsets`, `X-MCP-Tools`), which only narrows.
 //!
 //! The `Toolbox`'s own lists and calls (`definitions`, `call`,

@@ -646,7 +646,7 @@ impl Toolbox {
     ///
     /// Every call of every front end passes here, once: it is counted
     /// (`tool_calls_total`, its latency, calls in flight), runs in its
-    /// [`CallScope`](crate::telemetry::CallScope) (the trace and request id
+    /// [`CallScope`] (the trace and request id
     /// its Keeper requests carry), and gets its audit line and, when traces
     /// are exported, its span. A call dropped before it ends is recorded as
     /// `cancelled`.

@@ -46,7 +46,7 @@ pub(crate) trait KbTool {
     /// Checks the arguments read, adding an issue per bad one.
     fn check(input: Self::Input, format: OutputFormat, issues: &mut Vec<Issue>) -> Self::Args;
 
-    /// Its output schema, its identifiers marked ([`uncut`]).
+    /// Its output schema, its identifiers marked ([`uncut`](crate::keeper::model::uncut)).
     fn output() -> Value;
 
     /// Runs it over `catalog` (ready), rendering with `ids` under `caps`.
