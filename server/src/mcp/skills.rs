@@ -38,7 +38,7 @@ const QUERY_DSL: &str = include_str!("skills/query-dsl.md");
 
 /// The worked examples (`references/examples.md`), each served when its
 /// tools are: the tools named, then the text.
-const EXAMPLES: [(&[&str], &str); 3] = [
+pub(crate) const EXAMPLES: [(&[&str], &str); 3] = [
     (
         &["lorebase_resolve", "lorebase_query"],
         include_str!("skills/example-words-to-counts.md"),

@@ -1,6 +1,7 @@
 //! Tool names written as strings in prose: every one names a tool of the
 //! table. The workflow's sections (the instructions' task map, the prompt,
-//! the skills: [`crate::mcp::workflow::WORKFLOW`]) would otherwise keep a
+//! the skills: [`crate::mcp::workflow::WORKFLOW`]) and the skills' worked
+//! examples ([`crate::mcp::skills::EXAMPLES`]) would otherwise keep a
 //! renamed or removed tool's name silently. (Which Domain words a tool's
 //! search hint carries, and its own line of the task map, are facts of the
 //! tool in core's table, not names in text.)
@@ -11,6 +12,7 @@ use herald_core::config::Settings;
 use herald_core::tools::Toolbox;
 
 use crate::mcp::prompt::GUIDE_NAME;
+use crate::mcp::skills::EXAMPLES;
 use crate::mcp::workflow::{WORKFLOW, Workflow};
 
 /// Every tool the table holds, the KB tools included.
@@ -117,4 +119,19 @@ fn the_workflow_names_only_tools_of_the_table() {
     let lorebase = table.iter().filter(|t| t.starts_with("lorebase_"));
     let missing: Vec<_> = lorebase.filter(|t| !named.contains(t.as_str())).collect();
     assert!(missing.is_empty(), "the workflow never names: {missing:?}");
+}
+
+#[test]
+fn the_skills_examples_are_served_with_tools_of_the_table() {
+    let table = table();
+    for (tools, text) in EXAMPLES {
+        for tool in tools {
+            assert!(table.contains(*tool), "an example is served with {tool}");
+        }
+        let unknown: Vec<_> = tool_shaped(text)
+            .into_iter()
+            .filter(|w| !table.contains(*w))
+            .collect();
+        assert!(unknown.is_empty(), "an example names {unknown:?}");
+    }
 }
