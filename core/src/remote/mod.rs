@@ -50,7 +50,7 @@ pub use self::caller::{CallerExchange, ExchangeFailure, OAuthCaller};
 use self::clean::Cleaner;
 use self::client::{Failure, Session};
 use crate::config::{McpServerSettings, McpSettings, OutputSettings, RemoteCredential};
-use crate::tool::{RenderedOutput, ToolDefinition};
+use crate::tool_interface::{RenderedOutput, ToolDefinition};
 
 /// Retries of a discovery after a transient error.
 const DISCOVERY_RETRIES: u32 = 2;

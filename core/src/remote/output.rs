@@ -11,7 +11,7 @@ use super::clean::{Cleaner, Fence};
 use crate::config::OutputSettings;
 use crate::render::caps::{Identifiers, cap_json, prefix_chars};
 use crate::render::{Text, shown, text};
-use crate::tool::RenderedOutput;
+use crate::tool_interface::RenderedOutput;
 
 /// Longest JSON-RPC error message of a remote server kept, in characters.
 const MAX_ERROR_MESSAGE_CHARS: usize = 1000;
