@@ -4,7 +4,9 @@
 mod launch;
 pub(crate) mod remote_refresh;
 
-pub(crate) use launch::{LaunchOptions, load_settings, load_settings_with};
+#[cfg(feature = "demo")]
+pub(crate) use launch::load_settings_with;
+pub(crate) use launch::{LaunchOptions, load_settings};
 use std::path::Path;
 use std::sync::Arc;
 
