@@ -682,6 +682,14 @@ settings_table! {
                     "add (1024-16777216); the tools past it are dropped, a warning naming them.",
                 ],
             },
+            key! { McpMaxAnswerBytes "mcp.max_answer_bytes" = "4194304",
+                |f, s| s.mcp.max_answer_bytes = f.int(1024, 16_777_216)? as usize,
+                [
+                    "Most bytes of one remote tool answer read (1024-16777216; the HTTP body, or",
+                    "one SSE event): past it Herald stops reading and the call is a tool error,",
+                    "a warning naming the server. What is shown is cut to output.max_chars anyway.",
+                ],
+            },
         ],
     },
     Group {

@@ -74,6 +74,11 @@ impl RemoteTools {
         let answer = tokio::time::timeout(timeout, session.peer().call_tool(params)).await;
         let out = match answer {
             Ok(Ok(result)) => output::rendered(result, &self.inner.caps, &origin),
+            Ok(Err(rmcp::ServiceError::McpError(e))) if self.inner.answer_bound.is_refusal(&e) => {
+                let max_bytes = self.inner.answer_bound.max_bytes;
+                tracing::warn!(server = %settings.name, tool = %tool.definition.name, max_bytes, "remote tool call: the answer is larger than {} ({max_bytes} bytes); not read past it", crate::config::SettingKey::McpMaxAnswerBytes);
+                output::too_large(&settings.name, &tool.definition.name, max_bytes)
+            }
             Ok(Err(rmcp::ServiceError::McpError(e))) => {
                 let reason = cleaner.line(&client::scrub(&e.message, settings), 500);
                 tracing::info!(server = %settings.name, tool = %tool.definition.name, code = e.code.0, error = %reason, "remote tool call: protocol error");

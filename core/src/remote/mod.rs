@@ -28,6 +28,7 @@
 //!   call's own, never with Herald's token (used, when set, for discovery).
 //!   Who is served which server's tools is `crate::tools::ToolView`'s rule.
 
+mod bounded_http;
 mod call;
 pub mod caller;
 pub mod clean;

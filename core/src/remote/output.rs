@@ -253,6 +253,20 @@ pub(crate) fn failure(server: &str, tool: &str, reason: &str) -> RenderedOutput 
     }
 }
 
+/// The tool error of a call whose answer was larger than
+/// `mcp.max_answer_bytes`: nothing of it is shown (it was not read whole).
+pub(crate) fn too_large(server: &str, tool: &str, max_bytes: usize) -> RenderedOutput {
+    RenderedOutput {
+        text: format!(
+            "[remote-error] the answer of {tool} from the MCP server \"{server}\" is larger than {max_bytes} bytes ({}); it was not read past that, and nothing of it is shown\n\
+             next: ask for less (narrower arguments, a smaller page or limit); it was not retried (remote tools are not assumed idempotent)",
+            crate::config::SettingKey::McpMaxAnswerBytes
+        ),
+        is_error: true,
+        structured: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::LazyLock;

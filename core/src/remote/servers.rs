@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use super::bounded_http::{AnswerBound, BoundedHttpClient};
 use super::clean::Cleaner;
 use super::client::{self, Failure, Session};
 use super::discovery::{self, RemoteTool};
@@ -43,13 +44,16 @@ pub(super) struct Inner {
     pub(super) discovering: tokio::sync::Mutex<()>,
     /// How much one server may add to `tools/list`.
     pub(super) bounds: discovery::ListBounds,
+    /// How many bytes one tool answer may take (`mcp.max_answer_bytes`).
+    pub(super) answer_bound: AnswerBound,
 }
 
 /// One configured server.
 pub(super) struct Server {
     pub(super) settings: McpServerSettings,
     pub(super) url: String,
-    pub(super) http: reqwest::Client,
+    /// Its HTTP client, tool answers bounded (`mcp.max_answer_bytes`).
+    pub(super) http: BoundedHttpClient,
     state: RwLock<ServerState>,
 }
 
@@ -87,9 +91,11 @@ impl Server {
 impl RemoteTools {
     /// The servers of `mcp`, none discovered yet (no network here).
     pub fn new(mcp: &McpSettings, caps: &OutputSettings) -> Result<Self, RemoteError> {
+        let answer_bound = AnswerBound::new(mcp.max_answer_bytes);
         let mut servers = Vec::with_capacity(mcp.servers.len());
         for settings in &mcp.servers {
             let http = client::http_client().map_err(|e| RemoteError::Client(e.to_string()))?;
+            let http = BoundedHttpClient::new(http, answer_bound);
             servers.push(Server {
                 url: client::display_url(&settings.url),
                 settings: settings.clone(),
@@ -108,6 +114,7 @@ impl RemoteTools {
                 generation: AtomicU64::new(0),
                 discovering: tokio::sync::Mutex::new(()),
                 bounds: discovery::ListBounds::of(mcp),
+                answer_bound,
             }),
         })
     }
