@@ -14,6 +14,9 @@
 //! - A call ([`RemoteTools::call`]) is sent once: never retried, whatever
 //!   the failure (a remote tool is not assumed idempotent). Its output is
 //!   untrusted data under Herald's output caps; any failure is a tool error.
+//! - A call's answer is read within `mcp.max_answer_bytes` ([`bounded_http`],
+//!   the HTTP client under rmcp's transport): past it, it is not read on and
+//!   the call is a tool error, a warning naming the server.
 //! - Everything a remote server sends (results, structured content, errors,
 //!   tool definitions) goes through one cleaning pass ([`clean`]: hidden and
 //!   control characters stripped, credential shapes, the configured tokens
