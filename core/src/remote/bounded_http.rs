@@ -119,6 +119,10 @@ impl BoundedHttpClient {
 
 type Headers = HashMap<HeaderName, HeaderValue>;
 
+/// rmcp sends every message through `post_message_with_response_limits`;
+/// `post_message` (and the trait's `post_message_with_max_sse_event_size`,
+/// through it) leads there too, so no tool call escapes the bound. Streams
+/// opened with GET carry no answers: rmcp's limits.
 impl StreamableHttpClient for BoundedHttpClient {
     type Error = reqwest::Error;
 
@@ -137,28 +141,6 @@ impl StreamableHttpClient for BoundedHttpClient {
             auth_header,
             custom_headers,
             StreamableHttpResponseLimits::default(),
-        )
-        .await
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: Headers,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        let mut limits = StreamableHttpResponseLimits::default();
-        limits.max_sse_event_size = max_sse_event_size;
-        self.post_message_with_response_limits(
-            uri,
-            message,
-            session_id,
-            auth_header,
-            custom_headers,
-            limits,
         )
         .await
     }
