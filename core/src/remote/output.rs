@@ -410,4 +410,20 @@ mod tests {
         assert_eq!(lines[6], format!("</untrusted_remote_output id=\"{id}\">"));
         assert!(lines[7].starts_with("next: "));
     }
+
+    #[test]
+    fn an_answer_past_the_bound_is_one_error_line_and_a_next_line() {
+        let out = too_large("s", "s__t", 4096);
+        assert!(out.is_error && out.structured.is_none());
+        let lines: Vec<&str> = out.text.lines().collect();
+        assert_eq!(lines.len(), 2, "{}", out.text);
+        assert!(
+            lines[0].starts_with(
+                "[remote-error] the answer of s__t from the MCP server \"s\" is larger than 4096 bytes (mcp.max_answer_bytes)"
+            ),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].starts_with("next: "), "{}", lines[1]);
+    }
 }
