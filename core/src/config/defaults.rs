@@ -141,6 +141,7 @@ pub(super) fn unset() -> Settings {
             refresh_interval_s: 0,
             max_tools_per_server: 0,
             max_tool_bytes_per_server: 0,
+            max_answer_bytes: 0,
         },
         log: LogSettings {
             format: LogFormat::Text,

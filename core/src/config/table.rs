@@ -739,6 +739,15 @@ settings_table! {
                     "add {bound}; the tools past it are dropped, a warning naming them.",
                 ],
             },
+            key! { McpMaxAnswerBytes "mcp.max_answer_bytes": Int = "4194304",
+                bound(1024, 16_777_216),
+                |f, s| s.mcp.max_answer_bytes = f.bounded()? as usize,
+                [
+                    "Most bytes of one remote tool answer read (the HTTP body, or one SSE",
+                    "event) {bound}: past it Herald stops reading and the call is a tool error,",
+                    "a warning naming the server. What is shown is cut to output.max_chars anyway.",
+                ],
+            },
         ],
     },
     Group {

@@ -253,6 +253,20 @@ pub(crate) fn failure(server: &str, tool: &str, reason: &str) -> RenderedOutput 
     }
 }
 
+/// The tool error of a call whose answer was larger than
+/// `mcp.max_answer_bytes`: nothing of it is shown (it was not read whole).
+pub(crate) fn too_large(server: &str, tool: &str, max_bytes: usize) -> RenderedOutput {
+    RenderedOutput {
+        text: format!(
+            "[remote-error] the answer of {tool} from the MCP server \"{server}\" is larger than {max_bytes} bytes ({}); it was not read past that, and nothing of it is shown\n\
+             next: ask for less (narrower arguments, a smaller page or limit); it was not retried (remote tools are not assumed idempotent)",
+            crate::config::SettingKey::McpMaxAnswerBytes
+        ),
+        is_error: true,
+        structured: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::LazyLock;
@@ -395,5 +409,21 @@ mod tests {
         assert_eq!(lines[5], "data: {\"hint\":\"[redacted]\",\"z\":1}");
         assert_eq!(lines[6], format!("</untrusted_remote_output id=\"{id}\">"));
         assert!(lines[7].starts_with("next: "));
+    }
+
+    #[test]
+    fn an_answer_past_the_bound_is_one_error_line_and_a_next_line() {
+        let out = too_large("s", "s__t", 4096);
+        assert!(out.is_error && out.structured.is_none());
+        let lines: Vec<&str> = out.text.lines().collect();
+        assert_eq!(lines.len(), 2, "{}", out.text);
+        assert!(
+            lines[0].starts_with(
+                "[remote-error] the answer of s__t from the MCP server \"s\" is larger than 4096 bytes (mcp.max_answer_bytes)"
+            ),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].starts_with("next: "), "{}", lines[1]);
     }
 }
