@@ -418,9 +418,10 @@ mod tests {
         let lines: Vec<&str> = out.text.lines().collect();
         assert_eq!(lines.len(), 2, "{}", out.text);
         assert!(
-            lines[0].starts_with(
-                "[remote-error] the answer of s__t from the MCP server \"s\" is larger than 4096 bytes (mcp.max_answer_bytes)"
-            ),
+            lines[0].starts_with(&format!(
+                "[remote-error] the answer of s__t from the MCP server \"s\" is larger than 4096 bytes ({})",
+                crate::config::SettingKey::McpMaxAnswerBytes
+            )),
             "{}",
             lines[0]
         );
