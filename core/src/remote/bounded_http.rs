@@ -56,10 +56,16 @@ pub(crate) struct AnswerBound {
 
 impl AnswerBound {
     /// A bound of `max_bytes`, with a fresh mark.
+    ///
+    /// The mark comes from std's randomly keyed hasher, not `fastrand`: this
+    /// runs on the embedding program's thread (the C ABI's `lorebase_herald_new`),
+    /// where seeding `fastrand` would give that foreign thread a `Thread`
+    /// handle that is never freed.
     pub(crate) fn new(max_bytes: usize) -> Self {
+        use std::hash::BuildHasher;
         Self {
             max_bytes,
-            mark: fastrand::u64(..),
+            mark: std::collections::hash_map::RandomState::new().hash_one(max_bytes),
         }
     }
 
