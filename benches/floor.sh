@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Herald against the floor of its own architecture, in one command: builds the
-# floor (benches/floor: rmcp + reqwest alone, a workspace of its own sharing
-# target/ and Herald's dependency features) and the current release build, then
+# floor (benches/floor: rmcp + reqwest alone, a workspace member built with
+# Herald's own dependency builds) and the current release build, then
 # runs benches/floor.py: interleaved rounds of wrk (64 clients, stateless JSON
 # tools/call lorebase_get over Streamable HTTP, default settings), sequential
 # stdio calls, idle RSS and stdio cold start, printing each round's ratios to the
@@ -38,7 +38,6 @@ if ! command -v wrk >/dev/null; then
 fi
 if [ "$build" = 1 ]; then
   echo "=== floor: $profile builds of lorebase-herald, lorebase-sandbox and the floor" >&2
-  cargo build --profile "$profile" --locked -p lorebase-herald -p lorebase-sandbox --bins
-  cargo build --profile "$profile" --locked --manifest-path benches/floor/Cargo.toml --target-dir target
+  cargo build --profile "$profile" --locked -p lorebase-herald -p lorebase-sandbox -p herald-floor --bins
 fi
 exec "${PYTHON:-python3}" benches/floor.py --bin-dir "target/$dir" ${args[@]+"${args[@]}"}

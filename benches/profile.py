@@ -10,7 +10,7 @@ symbols of `perf report` (self time, and children). Use the `profiling` build
 (release code with symbols):
 
     cargo build --profile profiling -p lorebase-herald -p lorebase-sandbox
-    cargo build --profile profiling --manifest-path benches/floor/Cargo.toml --target-dir target
+    cargo build --profile profiling -p herald-floor
     benches/profile.py --bin-dir target/profiling --server herald
     benches/profile.py --bin-dir target/profiling --server floor
     benches/profile.py --bin-dir target/profiling --server herald --by-layer   # µs per call by layer

@@ -8,9 +8,11 @@ Then: the size of ``tools/list`` (JSON, bytes) and how many of the server's
 tools it holds; and one call of a remote answer of --mb megabytes while a
 ``ping`` is sent every 10 ms (on the same session over stdio, on a second
 session over HTTP), with Herald's peak RSS growth (VmHWM, MB) and the
-slowest ping (ms). Prints one JSON line.
+slowest ping (ms), and whether the answer was a tool error (an answer past
+``mcp.max_answer_bytes`` is). With --sse the server answers in SSE events
+instead of JSON bodies. Prints one JSON line.
 
-    .venv/bin/python benches/remote_answers.py --mb 15 --tools 10000 [--http]
+    .venv/bin/python benches/remote_answers.py --mb 15 --tools 10000 [--http] [--sse]
 
 Loopback only; stops by itself.
 """
@@ -33,9 +35,15 @@ sys.path.insert(0, str(ROOT / "benches"))
 from harness.procs import Sandbox, add_binary_options, descendants, peak_rss_kb, reset_peak, stop  # noqa: E402
 
 
-def hostile_server(tools: int) -> tuple[subprocess.Popen, str]:
+def hostile_server(tools: int, sse: bool) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests/e2e-python/hostile_mcp_server.py"), "--many-tools", str(tools)],
+        [
+            sys.executable,
+            str(ROOT / "tests/e2e-python/hostile_mcp_server.py"),
+            "--many-tools",
+            str(tools),
+            *(["--sse"] if sse else []),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
@@ -145,6 +153,8 @@ async def run(args, session, ping_session, pid: int) -> dict:
         "remote_tools_listed": remote,
         "answer_mb": args.mb,
         "answer_chars_shown": len(text),
+        "answer_is_error": bool(result.is_error),
+        "answer_first_line": text.split("\n", 1)[0][:200],
         "call_ms": round(call_ms),
         "peak_rss_growth_mb": round(grown, 1),
         "pings": len(pings),
@@ -159,10 +169,11 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=15)
     ap.add_argument("--tools", type=int, default=10_000)
     ap.add_argument("--http", action="store_true", help="Streamable HTTP instead of stdio")
+    ap.add_argument("--sse", action="store_true", help="the remote server answers in SSE events, not JSON bodies")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         sandbox = Sandbox(Path(args.sandbox), Path(tmp) / "sandbox.log")
-        remote, url = hostile_server(args.tools)
+        remote, url = hostile_server(args.tools, args.sse)
         try:
             print(json.dumps(asyncio.run(measure(args, sandbox.url, sandbox.key, url))))
         finally:

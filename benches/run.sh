@@ -60,8 +60,8 @@ ADDON="$WORK/lorebase-herald.$PLATFORM.node"
 if [ "$build" = 1 ]; then
   stage "release binaries (lorebase-herald, lorebase-sandbox)"
   cargo build --release --locked -p lorebase-herald -p lorebase-sandbox
-  stage "the floor (benches/floor: rmcp + reqwest alone; its own workspace, sharing target/)"
-  cargo build --release --locked --manifest-path benches/floor/Cargo.toml --target-dir target
+  stage "the floor (benches/floor: rmcp + reqwest alone, with Herald's dependency builds)"
+  cargo build --release --locked -p herald-floor
   if [ "$node" = 1 ]; then
     stage "release Node addon"
     cargo build --release --locked -p lorebase-herald-node --lib

@@ -81,6 +81,11 @@ export interface HeraldOptions {
    * `secret://env/NAME` or `secret://file/PATH`.
    */
   apiKey?: string
+  /**
+   * Resends after 429, 503 or an unreachable Keeper, 0 = off
+   * (`herald.keeper.max_retries`).
+   */
+  maxRetries?: number
   /** The Domain used when a call names none (`herald.domain`, `LOREBASE_DOMAIN`). */
   domain?: string
   /** The branch used when a call names none (`herald.branch`, `LOREBASE_BRANCH`). */
@@ -91,11 +96,6 @@ export interface HeraldOptions {
   maxItems?: number
   /** Longest single value in characters (`herald.output.max_value_chars`). */
   maxValueChars?: number
-  /**
-   * Resends after 429, 503 or an unreachable Keeper, 0 = off
-   * (`herald.keeper.max_retries`).
-   */
-  maxRetries?: number
   /**
    * The markdown knowledge-base directory: adds `kb_search` and `kb_get`
    * (`herald.kb.dir`).

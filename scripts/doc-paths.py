@@ -6,7 +6,7 @@ every Rust module path it writes in `code` spans or links.
   `operations.md`): a file or folder of the repository, looked up from the root, then
   from docs/ (links), then inside each crate's `src/` (the page's tables write paths
   relative to the crate they describe: `cli/mod.rs`, `http/connection/`).
-- A module path (`server::http::heap_trim`, `keeper::model`, `tools::view::ToolView`,
+- A module path (`server::http::heap_trim`, `keeper::model`, `tools::serving::Serving`,
   `http::{bind, serve}`): its first segment names the crate (`core`, `herald_core`,
   `server`, `herald_server`, `sandbox`, `lorebase_sandbox`, `crate`) or a top-level
   module of one; each following segment is a module file (`a.rs`, `a/mod.rs`) or

@@ -23,7 +23,7 @@
 #   wrk           wrk, with apt-get, when it is missing (the floor's smoke run, scripts/test-bench-peer.sh)
 #   deploy        docker.io, docker-compose (apt-get), kubernetes-validate (into .venv: after
 #                 python-e2e), and a Docker engine started (scripts/test-deploy.sh --prepare)
-#   views         views/node_modules: esbuild, the ext-apps App SDK, cytoscape, playwright-core
+#   views         views/node_modules: esbuild, the ext-apps App SDK, d3-force, playwright-core
 #                 (the MCP Apps views' bundle and their browser test, scripts/test-views.sh)
 #   chromium      Debian's chromium, with apt-get, when it is missing (scripts/test-views.sh)
 #   hosts         tests/hosts/node_modules: real MCP hosts, pinned (Claude Code, Gemini CLI,

@@ -9,13 +9,12 @@ cd "$(dirname "$0")/.."
 VENV=target/bench/peer-venv
 ./scripts/setup.sh bench-peer
 if [ -z "${HERALD_NO_BUILD:-}" ]; then
-  cargo build --locked -p lorebase-herald -p lorebase-sandbox --bins
+  cargo build --locked -p lorebase-herald -p lorebase-sandbox -p herald-floor --bins
 fi
 "$VENV/bin/python" benches/peers/python_sdk_herald/smoke.py --peer-python "$VENV/bin/python" \
   --herald "${HERALD_BIN:-target/debug/lorebase-herald}" --sandbox "${SANDBOX_BIN:-target/debug/lorebase-sandbox}"
 # The floor's command (benches/floor.sh) runs: one short round of each part beside the floor,
-# debug builds, no figures kept (the floor's debug build shares Herald's compiled dependencies).
+# debug builds (the `binaries` stage builds the floor with Herald), no figures kept.
 ./scripts/setup.sh wrk
-cargo build --locked --manifest-path benches/floor/Cargo.toml --target-dir target
 "${PYTHON:-python3}" benches/floor.py --bin-dir target/debug \
   --rounds 1 --seconds 1 --calls 20 --cold 1

@@ -163,7 +163,7 @@ cargo_build() {
 }
 build_addon() { HERALD_CARGO_MESSAGES="$STAGE_LOGS/$STAGE_NAME.cargo.json" $COMPILE_NICE ./scripts/test-node.sh addon; }
 stage format --lane compile -- cargo fmt --all -- --check
-stage binaries --lane compile -- cargo_build -p lorebase-herald -p lorebase-sandbox --bins --timings
+stage binaries --lane compile -- cargo_build -p lorebase-herald -p lorebase-sandbox -p herald-floor --bins --timings
 stage wheel --lane compile --after setup-python-tools -- $COMPILE_NICE ./scripts/test-python.sh wheel
 stage addon --lane compile --after setup-node-pkg -- build_addon
 stage c-library --lane compile -- cargo_build -p lorebase-herald-capi --lib

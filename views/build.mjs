@@ -6,30 +6,21 @@ import * as esbuild from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sdkDefinitionsPure, zodEnglishOnly } from "./trim.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, "..", "server", "assets", "views");
 const VIEWS = ["graph", "provenance", "query"];
-// Bytes before compression. The App SDK alone (zod and the MCP client's
-// Protocol) is ~400 KB minified; docs/hosts.md has the figures.
-const BUDGET = Number(process.env.VIEW_BUDGET_BYTES ?? 900 * 1024);
-
-// zod's error messages in every language: a view shows Herald's own errors
-// only, so English alone is kept.
-const zodEnglishOnly = {
-  name: "zod-english-only",
-  setup(build) {
-    build.onResolve({ filter: /locales\/index\.js$/ }, (a) =>
-      a.importer.includes(`${"node_modules"}/zod/`) ? { path: "zod-locales", namespace: "zod-en" } : undefined);
-    build.onLoad({ filter: /.*/, namespace: "zod-en" }, () => ({
-      contents: 'export { default as en } from "zod/v4/locales/en.js";', resolveDir: here }));
-  },
-};
+// Bytes before compression, each file: a host loads the view into an iframe
+// beside every call it shows. The App SDK (with zod and the MCP SDK's
+// Protocol, trimmed by trim.mjs) is ~326 KB of it; docs/hosts.md has the figures.
+const BUDGET = 400 * 1000;
 
 async function page(name) {
   const r = await esbuild.build({
     entryPoints: [join(here, "src", `${name}.ts`)], bundle: true, minify: true, format: "iife",
-    target: "es2022", write: false, legalComments: "none", plugins: [zodEnglishOnly], logLevel: "error",
+    target: "es2022", write: false, legalComments: "none", logLevel: "error",
+    plugins: [zodEnglishOnly(here), sdkDefinitionsPure],
     define: { "process.env.NODE_ENV": '"production"' },
   });
   // Inside a <script> element only "</script" (and "<!--") could end it early.

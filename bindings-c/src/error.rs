@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::ffi::{CString, c_char};
 
-use herald_core::tool::{ArgumentsError, ErrorCode, ToolCallError};
+use herald_core::tool_interface::{ArgumentsError, ErrorCode, ToolCallError};
 use herald_core::tools::ToolboxError;
 
 /// The kind of the last error on the calling thread, as returned by

@@ -7,7 +7,7 @@
 use std::future::Future;
 
 use herald_core::keeper::Credential;
-use herald_core::tool::arguments_from_json;
+use herald_core::tool_interface::arguments_from_json;
 use herald_core::tools::Toolbox;
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@ use herald_core::config::{Overrides, Settings};
 use serde_json::{Map, Value};
 
 use crate::error::CApiError;
-use herald_core::tool::json_type_name;
+use herald_core::tool_interface::json_type_name;
 
 /// Loads the settings, with `settings_json` (a JSON object with the nested
 /// keys of the `herald` section) as the top layer; `None` means none.

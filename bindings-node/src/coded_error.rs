@@ -1,5 +1,5 @@
 //! Errors thrown to JavaScript with a stable `code` property
-//! (`err.code === 'unknown-tool'`, `herald_core::tool::ErrorCode`), for the
+//! (`err.code === 'unknown-tool'`, `herald_core::tool_interface::ErrorCode`), for the
 //! caller's programming errors.
 
 use napi::{Env, JsError, JsValue, Status};

@@ -2,7 +2,7 @@
 
 use herald_core::config::{CONFIG_FILE_VAR, Settings, process_env};
 use herald_core::keeper::Credential;
-use herald_core::tool::{ErrorCode, arguments_from_json, arguments_from_value};
+use herald_core::tool_interface::{ErrorCode, arguments_from_json, arguments_from_value};
 use herald_core::tools::{RenderedOutput, ToolCallError, Toolbox};
 use napi::bindgen_prelude::{FromNapiValue, Object, PromiseRaw, Unknown};
 use napi::{Env, JsValue, ValueType};

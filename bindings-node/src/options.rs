@@ -2,8 +2,8 @@
 //! layer (`Overrides`) over the settings file and the environment, exactly as
 //! the server's flags are.
 
-use herald_core::config::aliases::{node_option, node_options};
-use herald_core::config::{Overrides, SettingKey};
+use herald_core::config::Overrides;
+use herald_core::config::aliases::node_options;
 use napi_derive::napi;
 use serde_json::{Value, json};
 
@@ -11,11 +11,16 @@ use serde_json::{Value, json};
 /// the same settings file and environment variables as the server
 /// (`LOREBASE_CONFIG`, `LOREBASE__HERALD__...`, `LOREBASE_URL`,
 /// `LOREBASE_API_KEY`, `LOREBASE_DOMAIN`, `LOREBASE_BRANCH`).
+// The options that stand for a settings key are read by the name the
+// settings table gives them (serialized in camelCase, as JavaScript names
+// them): a new one is a field here and its `node:` in the table.
 #[napi(object)]
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct HeraldOptions {
     /// The YAML settings file whose `herald` section is read (instead of
     /// `LOREBASE_CONFIG`).
+    #[serde(skip)]
     pub config_file: Option<String>,
     /// Keeper's origin (`herald.keeper.base_url`, `LOREBASE_URL`).
     pub base_url: Option<String>,
@@ -23,19 +28,23 @@ pub struct HeraldOptions {
     /// (`herald.keeper.api_key`, `LOREBASE_API_KEY`): a literal,
     /// `secret://env/NAME` or `secret://file/PATH`.
     pub api_key: Option<String>,
+    /// Resends after 429, 503 or an unreachable Keeper, 0 = off
+    /// (`herald.keeper.max_retries`).
+    #[serde(serialize_with = "setting_number")]
+    pub max_retries: Option<f64>,
     /// The Domain used when a call names none (`herald.domain`, `LOREBASE_DOMAIN`).
     pub domain: Option<String>,
     /// The branch used when a call names none (`herald.branch`, `LOREBASE_BRANCH`).
     pub branch: Option<String>,
     /// Longest tool output in characters (`herald.output.max_chars`).
+    #[serde(serialize_with = "setting_number")]
     pub max_chars: Option<f64>,
     /// Longest list (`herald.output.max_items`).
+    #[serde(serialize_with = "setting_number")]
     pub max_items: Option<f64>,
     /// Longest single value in characters (`herald.output.max_value_chars`).
+    #[serde(serialize_with = "setting_number")]
     pub max_value_chars: Option<f64>,
-    /// Resends after 429, 503 or an unreachable Keeper, 0 = off
-    /// (`herald.keeper.max_retries`).
-    pub max_retries: Option<f64>,
     /// The markdown knowledge-base directory: adds `kb_search` and `kb_get`
     /// (`herald.kb.dir`).
     pub kb_dir: Option<String>,
@@ -48,6 +57,7 @@ pub struct HeraldOptions {
     /// Any other setting, as an object shaped like the YAML `herald` section
     /// (`{ keeper: { timeout_s: 10 } }`); the named options above win over it.
     #[napi(ts_type = "Record<string, unknown>")]
+    #[serde(skip)]
     pub settings: Option<Value>,
 }
 
@@ -118,36 +128,19 @@ pub(crate) fn to_overrides(options: &HeraldOptions) -> Result<Overrides, Options
             .merge_json(settings, "options.settings")
             .map_err(|e| OptionsError::Settings(e.to_string()))?;
     }
-    let text = |value: &Option<String>| value.as_ref().map(|v| json!(v));
-    let number = |value: Option<f64>| value.map(number_value);
-    let names = |value: &Option<Vec<String>>| value.as_ref().map(|v| json!(v));
-    let named: [(SettingKey, Option<Value>); 12] = [
-        (SettingKey::KeeperBaseUrl, text(&options.base_url)),
-        (SettingKey::KeeperApiKey, text(&options.api_key)),
-        (SettingKey::Domain, text(&options.domain)),
-        (SettingKey::Branch, text(&options.branch)),
-        (SettingKey::OutputMaxChars, number(options.max_chars)),
-        (SettingKey::OutputMaxItems, number(options.max_items)),
-        (
-            SettingKey::OutputMaxValueChars,
-            number(options.max_value_chars),
-        ),
-        (SettingKey::KeeperMaxRetries, number(options.max_retries)),
-        (SettingKey::KbDir, text(&options.kb_dir)),
-        (
-            SettingKey::ToolsReadOnly,
-            options.read_only.map(Value::Bool),
-        ),
-        (SettingKey::ToolsAllow, names(&options.tools)),
-        (SettingKey::ToolsDeny, names(&options.exclude_tools)),
-    ];
-    for (key, value) in named {
-        if let Some(value) = value {
-            let option = node_option(key).unwrap_or(key.name());
-            overrides.set(key, value, &format!("options.{option}"));
+    let given = serde_json::to_value(options).map_err(|e| OptionsError::Settings(e.to_string()))?;
+    for (option, key) in node_options() {
+        if let Some(value) = given.get(option).filter(|v| !v.is_null()) {
+            overrides.set(key, value.clone(), &format!("options.{option}"));
         }
     }
     Ok(overrides)
+}
+
+/// A numeric option as [`number_value`] writes it (`NaN` stays visible, for
+/// the settings layer to refuse, where serde would write `null`).
+fn setting_number<S: serde::Serializer>(value: &Option<f64>, out: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&value.map(number_value), out)
 }
 
 /// A JS number as JSON: whole numbers as integers (so integer settings accept
@@ -206,12 +199,12 @@ mod tests {
         let values = [
             json!("http://127.0.0.1:9"),
             json!("k"),
+            json!(0),
             json!("d"),
             json!("b"),
             json!(600),
             json!(2),
             json!(3),
-            json!(0),
             json!("kb"),
             json!(true),
             json!(["a"]),
@@ -221,6 +214,20 @@ mod tests {
             expected.set(key, value, &format!("options.{option}"));
         }
         assert_eq!(to_overrides(&options).unwrap(), expected);
+
+        // A number that is no number reaches the settings layer, which
+        // refuses it naming the option, instead of being dropped.
+        let nan = HeraldOptions {
+            max_chars: Some(f64::NAN),
+            ..HeraldOptions::default()
+        };
+        let mut expected = Overrides::new();
+        expected.set(
+            herald_core::config::SettingKey::OutputMaxChars,
+            json!("NaN"),
+            "options.maxChars",
+        );
+        assert_eq!(to_overrides(&nan).unwrap(), expected);
     }
 
     fn camel(snake: &str) -> String {

@@ -2,11 +2,11 @@
 //!
 //! The exception classes live in `lorebase_herald.errors` (so that they are
 //! plain, documented Python classes); this module builds them by their stable
-//! code (`herald_core::tool::ErrorCode`, the same in every front end) through
+//! code (`herald_core::tool_interface::ErrorCode`, the same in every front end) through
 //! `lorebase_herald.errors.error_from_code`. Tool failures are never
 //! exceptions: they are results with `is_error`.
 
-use herald_core::tool::ErrorCode;
+use herald_core::tool_interface::ErrorCode;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use herald_core::config::Settings;
 use herald_core::keeper::Credential;
-use herald_core::tool::{ErrorCode, arguments_from_json};
+use herald_core::tool_interface::{ErrorCode, arguments_from_json};
 use herald_core::tools::{RenderedOutput, ToolCallError, Toolbox};
 use pyo3::prelude::*;
 use serde_json::{Map, Value};

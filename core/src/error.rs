@@ -14,7 +14,7 @@ use crate::config::OutputSettings;
 pub use crate::keeper::KeeperError;
 use crate::keeper::model::{Issue, Open, Problem, ProblemCode};
 use crate::render::{caps, escape};
-use crate::tool::RenderedOutput;
+use crate::tool_interface::RenderedOutput;
 
 /// The delay a transient error names when Keeper gave none, in seconds.
 pub const DEFAULT_RETRY_DELAY_S: u64 = 5;

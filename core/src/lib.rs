@@ -9,9 +9,9 @@
 //!   only, opened without blocking, bounded before it is read.
 //! - [`yaml`]: YAML read within bounds: nesting checked while parsing,
 //!   duplicate keys refused.
-//! - [`tool`]: what every front end sees of a tool: [`tool::ToolDefinition`],
-//!   [`tool::RenderedOutput`], the caller's errors and their codes, the
-//!   parser of a call's arguments.
+//! - [`tool_interface`]: what every front end sees of any one tool:
+//!   [`tool_interface::ToolDefinition`], [`tool_interface::RenderedOutput`],
+//!   the caller's errors and their codes, the parser of a call's arguments.
 //! - [`config`]: the layered settings (YAML file, `LOREBASE__HERALD__...`
 //!   variables, short variables, flags or binding options) and secrets.
 //! - [`runtime`]: the Tokio runtime every front end builds.
@@ -27,7 +27,8 @@
 //!   issues and a `next:` line (cut by the output caps of [`render`]).
 //! - [`remote`]: remote MCP servers (`mcp.servers`): discovery and calls,
 //!   their outputs under the caps.
-//! - [`tools`]: the tools, from three sources (Lorebase, KB, remote), and the
+//! - [`tools`]: the tools Herald serves: the one table of the built-in ones
+//!   (Lorebase, KB), the remote servers' beside them, and the
 //!   [`tools::Toolbox`] every front end serves them through.
 
 // `regular_file`, `yaml` and `otlp` serve core alone and are private; the
@@ -45,6 +46,6 @@ pub mod remote;
 pub mod render;
 pub mod runtime;
 pub mod telemetry;
-pub mod tool;
+pub mod tool_interface;
 pub mod tools;
 mod yaml;

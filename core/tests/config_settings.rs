@@ -73,7 +73,7 @@ fn the_example_file_is_generated_from_the_settings_table() {
         + 1;
     assert!(
         checked_in == generated,
-        "config/lorebase.example.yaml differs from the settings table (core/src/config/keys.rs) \
+        "config/lorebase.example.yaml differs from the settings table (core/src/config/table.rs) \
          from line {first_difference}; regenerate it with: UPDATE_EXAMPLE=1 cargo test \
          -p lorebase-herald-core --test integration the_example_file_is_generated"
     );

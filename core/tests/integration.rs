@@ -24,6 +24,7 @@ mod keeper_secrets;
 mod remote_credentials;
 mod remote_tools;
 mod settings_keys_spelled_once;
+mod settings_reference;
 mod telemetry_calls;
 mod tools_caps;
 mod tools_doc;

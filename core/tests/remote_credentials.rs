@@ -321,8 +321,8 @@ async fn a_shared_herald_hides_the_tools_of_servers_called_with_its_own_token() 
     );
     assert_eq!(remote(Audience::SharedHttp, None), ["beta__echo"]);
     let shared = toolbox.view(None, Audience::SharedHttp);
-    assert!(!shared.admits("alpha__echo") && shared.admits("beta__echo"));
-    assert!(shared.admits("lorebase_get") && !shared.admits("no_such_tool"));
+    assert!(!shared.serves("alpha__echo") && shared.serves("beta__echo"));
+    assert!(shared.serves("lorebase_get") && !shared.serves("no_such_tool"));
     let refused = shared
         .call_from(
             "alpha__echo",
@@ -340,8 +340,8 @@ async fn a_shared_herald_hides_the_tools_of_servers_called_with_its_own_token() 
         ..Default::default()
     };
     let narrowed = toolbox.view(Some(&only_reads), Audience::OneAgent);
-    assert!(narrowed.admits("lorebase_get") && !narrowed.admits("lorebase_execute"));
-    assert!(!narrowed.admits("beta__echo"));
+    assert!(narrowed.serves("lorebase_get") && !narrowed.serves("lorebase_execute"));
+    assert!(!narrowed.serves("beta__echo"));
     assert!(
         narrowed
             .definitions()
@@ -358,7 +358,7 @@ async fn a_shared_herald_hides_the_tools_of_servers_called_with_its_own_token() 
 #[tokio::test]
 async fn an_oauth_caller_is_served_herald_token_servers_only_with_their_scope() {
     use herald_core::remote::{CallerExchange, ExchangeFailure, OAuthCaller};
-    use herald_core::tools::{Access, Audience};
+    use herald_core::tools::{Audience, Serving};
     use std::sync::Arc;
 
     #[derive(Debug)]
@@ -392,8 +392,8 @@ async fn an_oauth_caller_is_served_herald_token_servers_only_with_their_scope() 
     let plain = caller(&["lorebase:read"]);
     let view = toolbox.view(None, Audience::OAuth(&plain));
     assert_eq!(
-        view.access("alpha__echo"),
-        Access::Forbidden {
+        view.serving("alpha__echo"),
+        Serving::Forbidden {
             server: "alpha".into(),
             scope: "herald:remote:alpha".into()
         }
@@ -410,10 +410,10 @@ async fn an_oauth_caller_is_served_herald_token_servers_only_with_their_scope() 
     anonymous_tool_error(&view, "ids__echo", "[unauthorized]").await;
     let granted = caller(&["herald:remote:alpha"]);
     let view = toolbox.view(None, Audience::OAuth(&granted));
-    assert!(view.admits("alpha__echo"));
+    assert!(view.serves("alpha__echo"));
     // Exchange servers are never served without an OAuth caller.
-    assert!(!toolbox.view(None, Audience::OneAgent).admits("ids__echo"));
-    assert!(!toolbox.view(None, Audience::SharedHttp).admits("ids__echo"));
+    assert!(!toolbox.view(None, Audience::OneAgent).serves("ids__echo"));
+    assert!(!toolbox.view(None, Audience::SharedHttp).serves("ids__echo"));
 }
 
 /// Calls `tool` of `view` with `{"text": "hi"}` as an anonymous caller; the

@@ -1,5 +1,5 @@
 //! No settings key is spelled outside the settings table
-//! (`core/src/config/keys.rs`): the server, the core and the bindings name a
+//! (`core/src/config/table.rs`): the server, the core and the bindings name a
 //! key by its type (`SettingKey::HttpPort`, its `Display` in a message), so a
 //! mistyped key does not compile. This reads every string literal of the
 //! product's sources (Rust, Python, JavaScript; comments are prose and may
@@ -28,7 +28,7 @@ const SOURCES: &[&str] = &[
 ];
 
 /// The settings table, where each key is spelled once.
-const TABLE: &str = "core/src/config/keys.rs";
+const TABLE: &str = "core/src/config/table.rs";
 
 /// How a language writes comments and strings.
 struct Syntax {

@@ -301,22 +301,22 @@ fn the_view_says_which_families_are_served() {
     use herald_core::tools::{Audience, ToolNarrowing, ToolOrigin, kb};
     let all = toolbox(|_| {});
     let view = all.view(None, Audience::OneAgent);
-    assert!(view.serves(ToolOrigin::Lorebase));
-    assert!(!view.serves(ToolOrigin::Kb) && !view.serves(ToolOrigin::Remote));
+    assert!(view.serves_origin(ToolOrigin::Lorebase));
+    assert!(!view.serves_origin(ToolOrigin::Kb) && !view.serves_origin(ToolOrigin::Remote));
     let dir = tempfile::tempdir().unwrap();
     let kb_only = toolbox(|s| {
         s.kb.dir = Some(dir.path().to_path_buf());
         s.tools.allow = Some(kb::NAMES.map(String::from).to_vec());
     });
     let view = kb_only.view(None, Audience::OneAgent);
-    assert!(!view.serves(ToolOrigin::Lorebase) && view.serves(ToolOrigin::Kb));
+    assert!(!view.serves_origin(ToolOrigin::Lorebase) && view.serves_origin(ToolOrigin::Kb));
     let only_kb = ToolNarrowing {
         groups: Some(vec!["kb".into()]),
         ..Default::default()
     };
     assert!(
         !all.view(Some(&only_kb), Audience::SharedHttp)
-            .serves(ToolOrigin::Lorebase)
+            .serves_origin(ToolOrigin::Lorebase)
     );
 }
 

@@ -3,7 +3,7 @@
 //! must be well formed and within the caps ([`herald_fuzz::check_output`]).
 #![no_main]
 
-use herald_core::tool::arguments_from_json;
+use herald_core::tool_interface::arguments_from_json;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -9,29 +9,31 @@
 //! std::process::exit(code);
 //! ```
 //!
-//! Five rooms (docs/architecture.md, "Inside `server`"):
-//! - [`cli`]: the command line ([`cli::args`]) and the settings overrides it
-//!   makes ([`cli::overrides`], handed to [`app`] as plain values), and the
-//!   one-shot commands ([`cli::commands`]: `call`, `tools`; [`cli::demo`];
-//!   [`cli::health`]: the container health check; [`cli::tool_tokens`]);
-//! - [`app`]: settings, the toolbox, the served tools, serving them;
-//!   [`app::shutdown`]: SIGTERM/SIGINT (stdio and HTTP), a second signal
-//!   exiting now, SIGHUP passed on; [`app::remote_refresh`]: re-discovery of
-//!   the remote MCP servers' tools;
+//! Five rooms (docs/architecture.md, "Inside `server`") and the shutdown
+//! they share, each using only those before it (`scripts/module-cycles.py`
+//! checks the order, `LAYERS`):
+//! - [`shutdown`]: SIGTERM/SIGINT (stdio and HTTP), a second signal
+//!   exiting now, SIGHUP passed on;
 //! - [`logging`]: the stderr log layer; [`logging::buffer`]: its writer,
 //!   lines written together off the calls' path, dropped and counted while
 //!   nobody reads stderr; [`logging::audit_file`]: `log.audit_file`;
+//! - [`mcp`], the MCP side: the handler (tools, resources, prompt,
+//!   completion) and what it serves, on either transport;
 //! - [`http`], Streamable HTTP: the router and its policy (guard, OAuth,
 //!   routing and tool-set headers, `/readyz`, `/metrics`), and
 //!   [`http::connection`], the connection machinery (accept loop, limits,
 //!   table, open-file limit, heap trims);
-//! - [`mcp`], the MCP side: the handler (tools, resources, prompt,
-//!   completion) and what it serves.
+//! - [`app`]: settings, the toolbox, the served tools, serving them;
+//!   [`app::remote_refresh`]: re-discovery of the remote MCP servers' tools;
+//! - [`cli`]: the command line ([`cli::args`]) and the settings overrides it
+//!   makes ([`cli::overrides`], handed to [`app`] as plain values), and the
+//!   one-shot commands ([`cli::commands`]: `call`, `tools`; [`cli::demo`];
+//!   [`cli::health`]: the container health check; [`cli::tool_tokens`]).
 //!
 //! Public: [`run_cli`] (what the bindings call), [`run_cli_async`], the types
 //! re-exported here, and what the integration tests and the fuzz target
 //! reach ([`http`]'s `bind`/`serve`/`router`, [`http::readiness`],
-//! [`mcp::served_tools`], [`mcp::credential`], [`shutdown`]); everything
+//! [`mcp::tool_forms`], [`mcp::credential`], [`shutdown`]); everything
 //! else is `pub(crate)`, and the workspace's `unreachable_pub` lint keeps it so.
 
 // The list above names the crate-private modules too, for `cargo doc
@@ -44,8 +46,7 @@ pub(crate) mod error;
 pub mod http;
 pub(crate) mod logging;
 pub mod mcp;
-
-pub use app::shutdown;
+pub mod shutdown;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -10,7 +10,7 @@ use herald_core::tools::Toolbox;
 use herald_server::HeraldServer;
 use herald_server::http;
 use herald_server::mcp::credential::CallerAuth;
-use herald_server::mcp::served_tools::ToolForms;
+use herald_server::mcp::tool_forms::ToolForms;
 use herald_server::shutdown::Shutdown;
 use serde_json::{Value, json};
 

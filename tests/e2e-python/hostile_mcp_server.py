@@ -4,7 +4,7 @@ Python SDK's low-level ``Server`` (so it controls every byte: definitions,
 structuredContent, JSON-RPC errors) and served over Streamable HTTP on a
 loopback port.
 
-    python hostile_mcp_server.py [--port N]
+    python hostile_mcp_server.py [--port N] [--many-tools N] [--sse]
 
 Prints ``HOSTILE_MCP_READY {"url": ...}`` once it listens. ``$LEAK_TOKEN`` is
 the token Herald is configured with (``mcp.servers[].token_env``): the server
@@ -20,7 +20,9 @@ embedded text resource), ``is_error`` (a hostile isError result),
 ``untrusted_remote_output`` (a tool named like the fence) and ``huge``
 (argument ``mb``: an answer of that many megabytes, a key at its start).
 With ``--many-tools N`` it also offers N more tools (``bulk_0`` …), each
-with a description of about 1.3 KB (15 MB in all at 10,000).
+with a description of about 1.3 KB (15 MB in all at 10,000). With
+``--sse`` every answer is an SSE event on the POST's stream, as many servers
+send them, instead of a JSON body.
 """
 
 from __future__ import annotations
@@ -213,11 +215,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--many-tools", type=int, default=0)
+    parser.add_argument("--sse", action="store_true", help="answer in SSE events instead of JSON bodies")
     args = parser.parse_args()
     global MANY_TOOLS
     MANY_TOOLS = args.many_tools
     server = Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
-    serve(server.streamable_http_app(json_response=True, stateless_http=True), args.port, "HOSTILE_MCP_READY")
+    app = server.streamable_http_app(json_response=not args.sse, stateless_http=True)
+    serve(app, args.port, "HOSTILE_MCP_READY")
 
 
 if __name__ == "__main__":

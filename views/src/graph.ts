@@ -1,6 +1,6 @@
 // The graph of lorebase_neighborhood and lorebase_context: Records as nodes
 // (their title, coloured by Kind), Links as edges (their Relation).
-import cytoscape from "cytoscape";
+import { GraphDrawing } from "./drawing";
 import { callRead, el, Json, PALETTE, shown, start, status } from "./common";
 
 type Node = { ref: string; title?: string; depth?: number };
@@ -13,31 +13,25 @@ function colour(kind: string): string {
 }
 const kindOf = (ref: string) => ref.split("/")[0] ?? ref;
 
-const cy = cytoscape({
-  container: document.getElementById("graph"),
-  wheelSensitivity: 0.3,
-  minZoom: 0.05,
-  style: [
-    { selector: "node", style: {
-      label: "data(label)", "background-color": "data(colour)", color: "#222",
-      "font-size": 11, "text-valign": "bottom", "text-margin-y": 3, width: 18, height: 18,
-      "text-max-width": "140px", "text-wrap": "ellipsis", "min-zoomed-font-size": 6 } },
-    { selector: "node.seed", style: { "border-width": 3, "border-color": "#222" } },
-    { selector: "node:selected", style: { "border-width": 3, "border-color": "#d00" } },
-    { selector: "edge", style: {
-      label: "data(label)", "curve-style": "bezier", "target-arrow-shape": "triangle",
-      width: 1.2, "line-color": "#999", "target-arrow-color": "#999", "font-size": 9,
-      color: "#555", "text-rotation": "autorotate", "min-zoomed-font-size": 7,
-      "text-background-color": "#fff", "text-background-opacity": 0.8 } },
-  ],
+const drawing = new GraphDrawing(document.getElementById("graph")!);
+
+// What the browser test reads of the drawing (views/test/browser.mjs), in
+// the shape of the cytoscape API it was written against: the Records and
+// Links drawn with their labels, where a Record is drawn, and a tap on it
+// (what a click does).
+const recordHandle = (id: string) => ({
+  id: () => id,
+  data: (key: string) => (drawing.nodes.get(id) as any)?.[key],
+  renderedPosition: () => drawing.renderedPosition(id),
+  emit: (event: string) => { if (event === "tap") drawing.onTap(id); },
 });
-(window as any).lorebaseGraph = cy;
-// The container changes size with the page (the side panel, the host's
-// iframe): cytoscape must learn of it, or clicks land off their nodes.
-new ResizeObserver(() => cy.resize()).observe(document.getElementById("graph")!);
-// ... and of where it is: the legend and the status lines above it change
-// height, and cytoscape keeps the container's position until told.
-new ResizeObserver(() => cy.resize()).observe(document.body);
+(window as any).lorebaseGraph = {
+  nodes: () => [...drawing.nodes.keys()].map(recordHandle),
+  edges: () => [...drawing.edges.values()].map((e) => ({
+    id: () => e.id, data: (key: string) => (e as any)[key],
+    source: () => recordHandle(e.source.id), target: () => recordHandle(e.target.id) })),
+  getElementById: recordHandle,
+};
 
 function graphOf(tool: string, answer: Json): { nodes: Node[]; edges: Edge[]; seeds: string[] } {
   if (tool === "lorebase_context") {
@@ -49,52 +43,24 @@ function graphOf(tool: string, answer: Json): { nodes: Node[]; edges: Edge[]; se
   return { nodes, edges: answer.edges ?? [], seeds: nodes.filter((n) => n.depth === 0).map((n) => n.ref) };
 }
 
-/** Adds what is not drawn yet; returns how many nodes were new. */
+/** Adds what is not drawn yet; returns how many Records were new. */
 function merge(nodes: Node[], edges: Edge[], seeds: string[] = []): number {
-  const before = cy.nodes().length;
-  const add: cytoscape.ElementDefinition[] = [];
-  const known = new Set(cy.nodes().map((n) => n.id()));
+  let added = 0;
   const mention = (ref: string, title?: string, depth = 9) => {
-    if (known.has(ref)) return;
-    known.add(ref);
-    add.push({ group: "nodes", data: { id: ref, label: shown(title || ref), colour: colour(kindOf(ref)), depth },
-      classes: seeds.includes(ref) ? "seed" : "" });
+    if (drawing.addNode({ id: ref, label: shown(title || ref), colour: colour(kindOf(ref)), depth,
+      seed: seeds.includes(ref) })) added++;
   };
   nodes.forEach((n) => mention(n.ref, n.title, n.depth ?? (seeds.includes(n.ref) ? 0 : 1)));
   edges.forEach((e) => { mention(e.from); mention(e.to); });
-  for (const e of edges) {
-    const id = `${e.from}\u0000${e.relation}\u0000${e.to}`;
-    if (cy.getElementById(id).length === 0 && !add.some((a) => a.data.id === id)) {
-      add.push({ group: "edges", data: { id, source: e.from, target: e.to, label: shown(e.relation) } });
-    }
-  }
-  cy.add(add);
-  return cy.nodes().length - before;
-}
-
-// A force-directed layout (cose) up to 150 Records; beyond, rings by
-// distance from the seeds (concentric, linear in the graph's size: cose took
-// 16 s at 500 Records, docs/benchmarks.md).
-const FORCE_LIMIT = 150;
-
-function layout(): Promise<void> {
-  return new Promise((done) => {
-    const n = cy.nodes().length;
-    const l = cy.layout(n > FORCE_LIMIT
-      ? { name: "concentric", animate: false, concentric: (node: any) => 10 - Math.min(9, node.data("depth") ?? 9),
-          levelWidth: () => 1, minNodeSpacing: 6, spacingFactor: 0.9 } as any
-      : { name: "cose", animate: false, randomize: true, nodeRepulsion: () => 12000,
-          idealEdgeLength: () => 80 } as any);
-    l.one("layoutstop", () => { cy.fit(undefined, 20); done(); });
-    l.run();
-  });
+  for (const e of edges) drawing.addEdge(`${e.from}\u0000${e.relation}\u0000${e.to}`, e.from, e.to, shown(e.relation));
+  return added;
 }
 
 function drawLegend() {
   const legend = document.getElementById("legend")!;
   legend.replaceChildren(el("strong", "Kinds"));
   const counts = new Map<string, number>();
-  cy.nodes().forEach((n) => { const k = kindOf(n.id()); counts.set(k, (counts.get(k) ?? 0) + 1); });
+  for (const id of drawing.nodes.keys()) { const k = kindOf(id); counts.set(k, (counts.get(k) ?? 0) + 1); }
   for (const [kind, c] of kinds) {
     if (!counts.get(kind)) continue;
     const item = el("span", undefined, "kind");
@@ -105,7 +71,7 @@ function drawLegend() {
     legend.append(item);
   }
   document.getElementById("summary")!.textContent =
-    `${cy.nodes().length} Records, ${cy.edges().length} Links`;
+    `${drawing.nodes.size} Records, ${drawing.edges.size} Links`;
 }
 
 async function showRecord(ref: string) {
@@ -139,7 +105,7 @@ async function expandFrom(ref: string) {
   try {
     const a = await callRead("lorebase_neighborhood", { seeds: [ref], depth: 1 });
     const added = merge(a.nodes ?? [], a.edges ?? []);
-    await layout();
+    drawing.layout(ref);
     drawLegend();
     showTruncated(a.truncated);
     status(`${ref}: ${added} new Records`);
@@ -156,12 +122,13 @@ function showTruncated(truncated: unknown) {
   if (shownText) { t.textContent = shown(shownText); t.hidden = false; }
 }
 
-cy.on("tap", "node", (e) => showRecord(e.target.id()));
+drawing.onTap = (ref) => { drawing.select(ref); showRecord(ref); };
 
 start(async (tool, _args, answer) => {
   const g = graphOf(tool, answer);
   merge(g.nodes, g.edges, g.seeds);
-  await layout();
+  drawing.layout();
+  document.body.dataset.layoutMs = String(Math.round(drawing.lastLayoutMs));
   drawLegend();
   showTruncated(answer.truncated);
   status(`rev ${String(answer.revision ?? "").slice(0, 12)} · click a Record for its values`);

@@ -161,6 +161,13 @@ async function main() {
     for (const id of [...before, ...hood.nodes.map((n) => n.ref)]) assert.ok(after.includes(id), `${id} drawn after expanding`);
     await tab.screenshot({ path: join(shots, "graph-expanded.png") });
 
+    // The keyboard reaches a Record too: focused (as Tab would), Enter shows its values.
+    const first = await frame().evaluate(() => window.lorebaseGraph.nodes().map((n) => n.id()).find((id) => id !== document.querySelector("#details").dataset.ref));
+    const firstIndex = await frame().evaluate((id) => window.lorebaseGraph.nodes().findIndex((n) => n.id() === id), first);
+    await view().locator("#graph g.node").nth(firstIndex).focus();
+    await tab.keyboard.press("Enter");
+    await view().locator(`#details[data-ref="${first}"] table#values`).waitFor({ state: "attached", timeout: 10_000 });
+
     // Keeper's cap shown: a neighborhood cut at 5 Records says so.
     const capped = { seeds: ["Supplier/S-1001"], depth: 2, max_nodes: 5 };
     await tab.evaluate((a) => window.runTool("lorebase_neighborhood", a), capped);
@@ -272,7 +279,7 @@ async function bench(tab, drawn, frame) {
     { domain: "synthetic", query: { kind: "Group", limit: 1 }, format: "json" }))).content[0].text);
   const seed = groups.rows[0].ref;
   for (const n of [50, 500]) {
-    const times = [];
+    const times = [], layouts = [];
     for (let i = 0; i < 5; i++) {
       await tab.evaluate((a) => window.runTool("lorebase_neighborhood", a),
         { domain: "synthetic", seeds: [seed], depth: 3, max_nodes: n, max_edges: 5000 });
@@ -280,11 +287,14 @@ async function bench(tab, drawn, frame) {
       const drawnNodes = await frame().evaluate(() => window.lorebaseGraph.nodes().length);
       const ms = await frame().evaluate(() => Number(document.body.dataset.drawnMs));
       times.push(ms);
+      layouts.push(await frame().evaluate(() => Number(document.body.dataset.layoutMs)));
       const drawnEdges = await frame().evaluate(() => window.lorebaseGraph.edges().length);
       if (i === 0) console.log(`max_nodes ${n}: ${drawnNodes} nodes, ${drawnEdges} edges drawn`);
     }
     times.sort((a, b) => a - b);
     console.log(`max_nodes ${n}: median ${times[2]} ms (min ${times[0]}, max ${times[4]}) from tool result to drawn view`);
+    layouts.sort((a, b) => a - b);
+    console.log(`max_nodes ${n}: median ${layouts[2]} ms (min ${layouts[0]}, max ${layouts[4]}) of it laying the graph out`);
   }
 }
 

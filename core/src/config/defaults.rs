@@ -8,9 +8,10 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::entry::Key;
 use super::error::{ConfigError, SettingSource};
-use super::field::Field;
-use super::keys::{Key, PendingSecret, entries};
+use super::field::PendingSecret;
+use super::keys::{apply_entry, entries};
 use super::mcp::McpSettings;
 use super::operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings};
 use super::raw::RawValue;
@@ -56,13 +57,7 @@ pub(super) fn apply_default(
         origin: source.clone(),
         reason: format!("invalid YAML default: {e}"),
     })?;
-    let raw = RawValue::Json(value);
-    let field = Field {
-        key: entry.key(),
-        raw: &raw,
-        source: &source,
-    };
-    (entry.set)(&field, settings, pending)
+    apply_entry(entry, settings, pending, &RawValue::Json(value), &source)
 }
 
 /// The settings before the table's defaults are applied: placeholders
@@ -146,6 +141,7 @@ pub(super) fn unset() -> Settings {
             refresh_interval_s: 0,
             max_tools_per_server: 0,
             max_tool_bytes_per_server: 0,
+            max_answer_bytes: 0,
         },
         log: LogSettings {
             format: LogFormat::Text,

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::error::{ConfigError, SettingSource};
 use super::operations::{LogFormat, is_plain_http_url, otlp_traces_url};
 use super::raw::RawValue;
+use super::secret::{SECRET_REF_PREFIX, Secret};
 use super::settings::{KeeperToken, Transport};
 
 /// A key's value being checked, with what the error needs.
@@ -14,6 +15,8 @@ pub(crate) struct Field<'a> {
     pub(crate) key: &'a str,
     pub(crate) raw: &'a RawValue,
     pub(crate) source: &'a SettingSource,
+    /// The key's bound, for an integer key (the table's `bound(min, max)`).
+    pub(crate) bound: Option<Bound>,
 }
 
 impl Field<'_> {
@@ -86,6 +89,25 @@ impl Field<'_> {
                 self.shown()
             ))),
         }
+    }
+
+    /// A whole number within the key's declared bound.
+    pub(crate) fn bounded(&self) -> Result<u64, ConfigError> {
+        let bound = self.declared_bound()?;
+        self.int(bound.min, bound.max)
+    }
+
+    /// Unset when null or empty text; else [`Field::bounded`].
+    pub(crate) fn optional_bounded(&self) -> Result<Option<u64>, ConfigError> {
+        let bound = self.declared_bound()?;
+        self.optional_int(bound.min, bound.max)
+    }
+
+    /// The table's bound of this key; an integer key without one is a
+    /// mistake in the table, which the defaults' test finds.
+    fn declared_bound(&self) -> Result<Bound, ConfigError> {
+        self.bound
+            .ok_or_else(|| self.invalid("the settings table declares no bound for this key"))
     }
 
     /// Unset when null or empty text.
@@ -281,4 +303,53 @@ pub(super) fn base_url(f: &Field<'_>, api_key: &str) -> Result<String, ConfigErr
         )));
     }
     Ok(text.trim_end_matches('/').to_string())
+}
+
+/// The values an integer key accepts, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Bound {
+    /// The least.
+    pub(crate) min: u64,
+    /// The greatest.
+    pub(crate) max: u64,
+}
+
+impl std::fmt::Display for Bound {
+    /// `(0-10)`, as the comments show it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}-{})", self.min, self.max)
+    }
+}
+
+/// `keeper.api_key` before its reference is resolved.
+pub(crate) struct PendingSecret {
+    pub(crate) text: String,
+    pub(crate) source: SettingSource,
+}
+
+/// A secret reference, kept unresolved (`Settings::load` resolves it).
+pub(crate) fn secret_reference(f: &Field<'_>) -> Result<Option<Secret>, ConfigError> {
+    let Some(text) = f.optional_string()? else {
+        return Ok(None);
+    };
+    if !text.starts_with(SECRET_REF_PREFIX) {
+        return Err(f.invalid(
+            "must say where the secret comes from (secret://env/NAME or secret://file/PATH), not be the secret",
+        ));
+    }
+    Ok(Some(Secret::new(text)))
+}
+
+/// A key or a secret reference, resolved after the layers are merged.
+pub(crate) fn api_key(f: &Field<'_>) -> Result<Option<PendingSecret>, ConfigError> {
+    match f.raw {
+        RawValue::Json(Value::Null) => Ok(None),
+        RawValue::Json(Value::String(s)) | RawValue::Text(s) if s.trim().is_empty() => Ok(None),
+        RawValue::Json(Value::String(s)) | RawValue::Text(s) => Ok(Some(PendingSecret {
+            text: s.trim().to_string(),
+            source: f.source.clone(),
+        })),
+        // Never quote a secret's value, even a mistyped one.
+        _ => Err(f.invalid("expected a string (a key, secret://env/NAME or secret://file/PATH)")),
+    }
 }

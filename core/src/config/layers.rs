@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use super::aliases::short_vars;
 use super::error::{ConfigError, SettingSource};
 use super::keys::{SettingKey, is_known_key, is_section};
 use super::raw::{Layered, RawValue};
@@ -94,13 +95,6 @@ impl Overrides {
 pub const CONFIG_FILE_VAR: &str = "LOREBASE_CONFIG";
 /// The prefix of the long variables (`LOREBASE__HERALD__KEEPER__MAX_RETRIES`).
 pub const ENV_PREFIX: &str = "LOREBASE__HERALD__";
-/// The short variables and the keys they set.
-pub const SHORT_VARS: [(&str, SettingKey); 4] = [
-    ("LOREBASE_URL", SettingKey::KeeperBaseUrl),
-    ("LOREBASE_API_KEY", SettingKey::KeeperApiKey),
-    ("LOREBASE_DOMAIN", SettingKey::Domain),
-    ("LOREBASE_BRANCH", SettingKey::Branch),
-];
 
 /// Largest settings file read.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -133,7 +127,7 @@ pub(crate) fn collect(
         check_known(&key, &src)?;
         layered.insert(key, (RawValue::Text(value.clone()), src));
     }
-    for (name, key) in SHORT_VARS {
+    for (name, key) in short_vars() {
         if let Some(value) = env.get(name).filter(|v| !v.is_empty()) {
             layered.insert(
                 key.name().to_string(),

@@ -57,6 +57,8 @@ pub struct McpSettings {
     /// Most bytes of tool definitions one server may add
     /// (`mcp.max_tool_bytes_per_server`).
     pub max_tool_bytes_per_server: usize,
+    /// Most bytes of one remote tool answer read (`mcp.max_answer_bytes`).
+    pub max_answer_bytes: usize,
 }
 
 /// One remote MCP server.

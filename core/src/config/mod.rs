@@ -9,11 +9,12 @@
 //! 4. [`Overrides`]: flags or binding options, each labelled with its source
 //!    (`--port`, `options`).
 //!
-//! Every key is declared once, in the settings table of `keys.rs` (its type,
-//! bounds, comment and default); the key list ([`keys`]), the typed keys
-//! ([`SettingKey`], the only way code names a key), the checks and
-//! `config/lorebase.example.yaml` ([`example_yaml`]) come from it. The flags,
-//! Node options and Python keywords standing for a key are [`aliases`].
+//! Every key is declared once, in the settings table of `table.rs` (its type,
+//! bound, comment, default and other spellings); the key list ([`keys`]), the
+//! typed keys ([`SettingKey`], the only way code names a key), the checks, the
+//! short variables, flags, Node options and Python keywords ([`aliases`]),
+//! `config/lorebase.example.yaml` ([`example_yaml`]) and `docs/settings.md`
+//! ([`settings_reference`]) come from it.
 //! Text values (variables, text flags) are parsed by the key's type: booleans
 //! as `true`/`false` (or `1`/`0`, `yes`/`no`), lists as a JSON array or
 //! comma-separated; an empty text unsets an optional key. An unknown key, a
@@ -31,6 +32,7 @@
 
 pub mod aliases;
 mod defaults;
+mod entry;
 mod error;
 mod field;
 pub mod host;
@@ -41,19 +43,27 @@ mod load;
 mod mcp;
 mod operations;
 mod raw;
+mod reference;
 mod secret;
 mod settings;
+mod table;
+#[cfg(test)]
+mod table_checks;
 
 pub use error::{ConfigError, SettingSource};
 pub use ip_range::{IpRange, IpRangeError};
-pub use keys::{SettingKey, example_yaml, keys};
-pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides, SHORT_VARS};
+pub use keys::{SettingKey, keys};
+pub use layers::{CONFIG_FILE_VAR, ENV_PREFIX, Overrides};
 pub use load::process_env;
 pub use mcp::{
     MAX_SERVER_NAME_CHARS, MAX_SERVERS, McpServerSettings, McpSettings, RemoteCredential,
     RemoteGrant,
 };
 pub use operations::{LogFormat, LogSettings, MetricsSettings, TracesSettings, otlp_traces_url};
+pub use reference::{
+    example_yaml, node_option_declarations, node_options_table, python_settings_table,
+    settings_reference,
+};
 pub use secret::{SECRET_REF_PREFIX, Secret, SecretRefError, resolve_secret};
 pub use settings::{
     ChangesSettings, EnvProxy, HttpSettings, KbSettings, KeeperSettings, KeeperToken,

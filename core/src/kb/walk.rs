@@ -66,12 +66,14 @@ pub(crate) fn is_entry_name(name: &str) -> bool {
 }
 
 /// Whether a file or folder name can be shown to a model as it is: no
-/// control or invisible character ([`crate::tool::is_hidden_or_control`]).
+/// control or invisible character ([`crate::tool_interface::is_hidden_or_control`]).
 /// An entry's path is its names joined by `/`, shown raw in `kb_search` and
 /// `kb_get` and given back as `kb_get`'s argument, so it is never rewritten:
 /// a name that fails is not listed.
 pub(crate) fn is_shown_safely(name: &str) -> bool {
-    !name.chars().any(crate::tool::is_hidden_or_control)
+    !name
+        .chars()
+        .any(crate::tool_interface::is_hidden_or_control)
 }
 
 /// Whether a catalog-relative path has a hidden component.

@@ -45,7 +45,7 @@ use serde::de::DeserializeOwned;
 
 use crate::config::{KeeperSettings, Secret, SettingKey};
 use crate::telemetry::KeeperMetrics;
-use crate::tool::ToolCallError;
+use crate::tool_interface::ToolCallError;
 pub use body::{CappedReadError, read_capped};
 use client_cell::ClientCell;
 use endpoint::{

@@ -15,7 +15,7 @@ use super::client::Session;
 use crate::config::{OutputSettings, Secret};
 use crate::error::ToolError;
 use crate::keeper::model::ProblemCode;
-use crate::tool::RenderedOutput;
+use crate::tool_interface::RenderedOutput;
 
 /// Why the caller's token could not be exchanged for a remote server's
 /// audience (the text names no token).

@@ -15,6 +15,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
+use super::bounded_http::BoundedHttpClient;
 use crate::config::{McpServerSettings, Secret};
 
 /// Most redirects followed for one request.
@@ -104,7 +105,7 @@ fn redirect_policy() -> reqwest::redirect::Policy {
 /// discovery, and the calls of a server with `credential: herald`.
 pub(crate) async fn connect(
     settings: &McpServerSettings,
-    http: &reqwest::Client,
+    http: &BoundedHttpClient,
 ) -> Result<Session, Failure> {
     connect_as(settings, http, settings.token.as_ref()).await
 }
@@ -115,7 +116,7 @@ pub(crate) async fn connect(
 /// broken stream on its own: nothing is ever sent twice.
 pub(crate) async fn connect_as(
     settings: &McpServerSettings,
-    http: &reqwest::Client,
+    http: &BoundedHttpClient,
     token: Option<&Secret>,
 ) -> Result<Session, Failure> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(settings.url.clone())

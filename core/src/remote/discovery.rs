@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::clean::Cleaner;
 use super::client::Session;
 use crate::config::{McpServerSettings, McpSettings};
-use crate::tool::{ToolAnnotations, ToolDefinition};
+use crate::tool_interface::{ToolAnnotations, ToolDefinition};
 
 /// Most `tools/list` pages read from one server; the rest is left out with a
 /// warning.

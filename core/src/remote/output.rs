@@ -11,7 +11,7 @@ use super::clean::{Cleaner, Fence};
 use crate::config::OutputSettings;
 use crate::render::caps::{Identifiers, cap_json, prefix_chars};
 use crate::render::{Text, shown, text};
-use crate::tool::RenderedOutput;
+use crate::tool_interface::RenderedOutput;
 
 /// Longest JSON-RPC error message of a remote server kept, in characters.
 const MAX_ERROR_MESSAGE_CHARS: usize = 1000;
@@ -253,6 +253,20 @@ pub(crate) fn failure(server: &str, tool: &str, reason: &str) -> RenderedOutput 
     }
 }
 
+/// The tool error of a call whose answer was larger than
+/// `mcp.max_answer_bytes`: nothing of it is shown (it was not read whole).
+pub(crate) fn too_large(server: &str, tool: &str, max_bytes: usize) -> RenderedOutput {
+    RenderedOutput {
+        text: format!(
+            "[remote-error] the answer of {tool} from the MCP server \"{server}\" is larger than {max_bytes} bytes ({}); it was not read past that, and nothing of it is shown\n\
+             next: ask for less (narrower arguments, a smaller page or limit); it was not retried (remote tools are not assumed idempotent)",
+            crate::config::SettingKey::McpMaxAnswerBytes
+        ),
+        is_error: true,
+        structured: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::LazyLock;
@@ -395,5 +409,22 @@ mod tests {
         assert_eq!(lines[5], "data: {\"hint\":\"[redacted]\",\"z\":1}");
         assert_eq!(lines[6], format!("</untrusted_remote_output id=\"{id}\">"));
         assert!(lines[7].starts_with("next: "));
+    }
+
+    #[test]
+    fn an_answer_past_the_bound_is_one_error_line_and_a_next_line() {
+        let out = too_large("s", "s__t", 4096);
+        assert!(out.is_error && out.structured.is_none());
+        let lines: Vec<&str> = out.text.lines().collect();
+        assert_eq!(lines.len(), 2, "{}", out.text);
+        assert!(
+            lines[0].starts_with(&format!(
+                "[remote-error] the answer of s__t from the MCP server \"s\" is larger than 4096 bytes ({})",
+                crate::config::SettingKey::McpMaxAnswerBytes
+            )),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].starts_with("next: "), "{}", lines[1]);
     }
 }

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-pub use crate::tool::is_hidden_or_control;
+pub use crate::tool_interface::is_hidden_or_control;
 
 /// `c` as a reader sees it escaped: `\n`, `\r`, `\t`, else `\u{hex}`.
 fn push_escaped(out: &mut String, c: char) {

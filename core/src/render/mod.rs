@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::OutputSettings;
-use crate::tool::RenderedOutput;
+use crate::tool_interface::RenderedOutput;
 pub use text::Text;
 
 /// The `format` argument every tool takes.

@@ -1,20 +1,20 @@
 //! The tools of remote MCP servers (`mcp.servers`, [`crate::remote`]) as a
-//! [`ToolSource`]: offered once discovered, as `<server>__<tool>`, writing
+//! [`ToolSource`]: served once discovered, as `<server>__<tool>`, writing
 //! unless the server declares them read-only.
 
 use serde_json::{Map, Value};
 
 use super::source::ToolSource;
 use crate::keeper::Credential;
-use crate::remote::RemoteTools;
-use crate::tool::{RenderedOutput, ToolDefinition};
+use crate::remote::{OAuthCaller, RemoteTools};
+use crate::tool_interface::{RenderedOutput, ToolDefinition};
 
 impl ToolSource for RemoteTools {
-    fn owns(&self, name: &str) -> bool {
+    fn defines(&self, name: &str) -> bool {
         self.find(name).is_some()
     }
 
-    fn offers(&self, name: &str) -> Option<bool> {
+    fn serves(&self, name: &str) -> Option<bool> {
         self.find(name).map(|tool| tool.definition.writes())
     }
 
@@ -27,10 +27,12 @@ impl ToolSource for RemoteTools {
         name: &str,
         arguments: Map<String, Value>,
         _credential: &Credential,
+        caller: Option<&OAuthCaller>,
     ) -> Option<RenderedOutput> {
-        // With no OAuth caller (the toolbox's dispatch passes it, see
-        // `Toolbox::dispatch`): Herald's own token (`token_env`) or none,
-        // never the caller's key.
-        Box::pin(RemoteTools::call(self, name, arguments, None)).await
+        // Herald's own token or the OAuth caller's, exchanged
+        // (`remote::caller`), never the caller's Keeper credential. Boxed:
+        // the MCP client's future is some 10 KB, which every call of every
+        // tool would otherwise carry (and copy).
+        Box::pin(RemoteTools::call(self, name, arguments, caller)).await
     }
 }

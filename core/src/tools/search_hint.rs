@@ -33,9 +33,11 @@ pub fn with_common_words(own: &str) -> String {
     format!("{own}. {COMMON_WORDS}")
 }
 
-/// Which of the Domain's words a tool's hint carries.
+/// A kind of the Domain's words a tool's hint may carry: each Lorebase tool
+/// names the kinds its hint carries beside its definition
+/// (`LorebaseTool::DOMAIN_WORDS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Share {
+pub enum DomainWord {
     /// Kind names, singular (one Record: `supplier`, `purchase order`) and their singular synonyms.
     Kinds,
     /// Kind names, plural (lists, counts, searches: `suppliers`) and their plural synonyms.
@@ -52,30 +54,18 @@ enum Share {
     Lenses,
 }
 
-/// The Domain's words each Lorebase tool's hint carries (a tool not listed
-/// carries none).
-const SHARES: &[(&str, &[Share])] = &[
-    ("lorebase_context", &[Share::Kinds, Share::Lenses]),
-    (
-        "lorebase_schema",
-        &[Share::Kinds, Share::Attributes, Share::Lenses],
-    ),
-    ("lorebase_get", &[Share::Kinds, Share::Attributes]),
-    ("lorebase_resolve", &[Share::Attributes, Share::Values]),
-    (
-        "lorebase_query",
-        &[Share::Plural, Share::Attributes, Share::Values],
-    ),
-    ("lorebase_search", &[Share::Plural]),
-    ("lorebase_neighborhood", &[Share::Kinds, Share::Relations]),
-    ("lorebase_explain", &[Share::Kinds, Share::Attributes]),
-    ("lorebase_history", &[Share::Kinds]),
-    ("lorebase_lineage", &[Share::Attributes]),
-    (
-        "lorebase_execute",
-        &[Share::Kinds, Share::Attributes, Share::Operations],
-    ),
-];
+impl DomainWord {
+    /// Every kind of word.
+    pub const ALL: [DomainWord; 7] = [
+        Self::Kinds,
+        Self::Plural,
+        Self::Attributes,
+        Self::Values,
+        Self::Relations,
+        Self::Operations,
+        Self::Lenses,
+    ];
+}
 
 /// The words of one Domain's schema, by kind of word, each list without
 /// repeats, lower case, and no longer than one hint can carry.
@@ -269,16 +259,14 @@ impl DomainWords {
             && self.operations.words.is_empty()
     }
 
-    /// `base` (a tool's static hint) with the Domain's words that `tool`
-    /// carries, within [`HINT_CHARS`] (cut at a word).
-    pub fn hint(&self, tool: &str, base: &str) -> String {
-        let Some((_, shares)) = SHARES.iter().find(|(name, _)| *name == tool) else {
-            return base.to_string();
-        };
+    /// `base` (a tool's static hint) with the Domain's words of the
+    /// `kinds` the tool carries (`crate::tools::domain_words_of`), within
+    /// [`HINT_CHARS`] (cut at a word).
+    pub fn hint(&self, kinds: &[DomainWord], base: &str) -> String {
         let mut hint = base.to_string();
         let mut sep = ". ";
-        for share in *shares {
-            for word in self.words(*share) {
+        for kind in kinds {
+            for word in self.words(*kind) {
                 if hint.len() + sep.len() + word.len() > HINT_CHARS {
                     return hint;
                 }
@@ -290,17 +278,38 @@ impl DomainWords {
         hint
     }
 
-    fn words(&self, share: Share) -> &[String] {
-        let list = match share {
-            Share::Kinds => &self.kinds,
-            Share::Plural => &self.plural,
-            Share::Attributes => &self.attributes,
-            Share::Values => &self.values,
-            Share::Relations => &self.relations,
-            Share::Operations => &self.operations,
-            Share::Lenses => &self.lenses,
+    fn words(&self, kind: DomainWord) -> &[String] {
+        let list = match kind {
+            DomainWord::Kinds => &self.kinds,
+            DomainWord::Plural => &self.plural,
+            DomainWord::Attributes => &self.attributes,
+            DomainWord::Values => &self.values,
+            DomainWord::Relations => &self.relations,
+            DomainWord::Operations => &self.operations,
+            DomainWord::Lenses => &self.lenses,
         };
         &list.words
+    }
+
+    /// One word of every kind per name (`Supplier`: `supplier`, …), for
+    /// tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(names: &[&str]) -> Self {
+        let mut w = Self::default();
+        for name in names {
+            for list in [
+                &mut w.kinds,
+                &mut w.plural,
+                &mut w.attributes,
+                &mut w.values,
+                &mut w.relations,
+                &mut w.operations,
+                &mut w.lenses,
+            ] {
+                list.push_lower(name);
+            }
+        }
+        w
     }
 }
 
@@ -371,6 +380,7 @@ fn word_forms(word: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::domain_words_of;
 
     fn schema() -> Schema {
         serde_json::from_value(serde_json::json!({
@@ -396,26 +406,26 @@ mod tests {
     #[test]
     fn the_schema_words_go_to_the_tools_agents_use_them_with() {
         let words = DomainWords::from_schema(&schema());
-        let query = words.hint("lorebase_query", "q");
+        let query = words.hint(domain_words_of("lorebase_query"), "q");
         assert_eq!(
             query,
             "q. purchase orders, suppliers, status, risk score, open, closed"
         );
-        let get = words.hint("lorebase_get", "g");
+        let get = words.hint(domain_words_of("lorebase_get"), "g");
         assert!(
             get.contains("purchase order, purchaseorder, po, supplier"),
             "{get}"
         );
         assert!(!get.contains("suppliers"), "{get}");
-        let near = words.hint("lorebase_neighborhood", "n");
+        let near = words.hint(domain_words_of("lorebase_neighborhood"), "n");
         assert!(near.contains("used use us at"), "{near}");
         assert!(near.contains("supplies supply"), "{near}");
-        let execute = words.hint("lorebase_execute", "e");
+        let execute = words.hint(domain_words_of("lorebase_execute"), "e");
         assert!(
             execute.contains("flag supplier risk") && execute.contains("create purchase order")
         );
-        assert_eq!(words.hint("lorebase_branches", "b"), "b");
-        assert_eq!(words.hint("kb_search", "k"), "k");
+        assert_eq!(words.hint(domain_words_of("lorebase_branches"), "b"), "b");
+        assert_eq!(words.hint(domain_words_of("kb_search"), "k"), "k");
     }
 
     #[test]
@@ -430,7 +440,10 @@ mod tests {
             })
             .collect();
         let words = DomainWords::from_schema(&s);
-        let hint = words.hint("lorebase_get", &with_common_words("read one record"));
+        let hint = words.hint(
+            domain_words_of("lorebase_get"),
+            &with_common_words("read one record"),
+        );
         assert!(
             hint.len() <= HINT_CHARS && hint.len() > HINT_CHARS - 40,
             "{}",
@@ -470,8 +483,8 @@ mod tests {
     #[test]
     fn only_clean_identifiers_of_the_schema_reach_a_hint() {
         let words = DomainWords::from_schema(&hostile_schema());
-        for (tool, _) in SHARES {
-            let hint = words.hint(tool, "base");
+        for tool in crate::tools::table::TOOLS.iter().map(|t| t.name) {
+            let hint = words.hint(domain_words_of(tool), "base");
             for bad in [
                 "important",
                 "always",
@@ -488,8 +501,14 @@ mod tests {
                 "{hint}"
             );
         }
-        assert_eq!(words.hint("lorebase_get", "g"), "g. plant, site code");
-        assert_eq!(words.hint("lorebase_resolve", "r"), "r. site code, open");
+        assert_eq!(
+            words.hint(domain_words_of("lorebase_get"), "g"),
+            "g. plant, site code"
+        );
+        assert_eq!(
+            words.hint(domain_words_of("lorebase_resolve"), "r"),
+            "r. site code, open"
+        );
         assert!(is_name("PurchaseOrder") && is_name("lead_time.days-2"));
         for not_a_name in ["", "2fa", "a b", "a:b", "é", &"a".repeat(NAME_CHARS + 1)] {
             assert!(!is_name(not_a_name), "{not_a_name}");

@@ -35,7 +35,7 @@ impl ToolNarrowing {
 
     /// Whether a served tool (its name, group and whether it writes) stays
     /// served for this request.
-    pub fn admits(&self, name: &str, group: Option<&str>, writes: bool) -> bool {
+    pub fn serves(&self, name: &str, group: Option<&str>, writes: bool) -> bool {
         if self.read_only && writes {
             return false;
         }
@@ -102,22 +102,22 @@ mod tests {
     #[test]
     fn a_narrowing_keeps_named_tools_and_groups_and_drops_writers_when_read_only() {
         let none = ToolNarrowing::default();
-        assert!(none.is_none() && none.admits("lorebase_execute", Some("agent"), true));
+        assert!(none.is_none() && none.serves("lorebase_execute", Some("agent"), true));
         let read_only = ToolNarrowing {
             read_only: true,
             ..Default::default()
         };
-        assert!(!read_only.admits("lorebase_execute", Some("agent"), true));
-        assert!(read_only.admits("lorebase_context", Some("agent"), false));
+        assert!(!read_only.serves("lorebase_execute", Some("agent"), true));
+        assert!(read_only.serves("lorebase_context", Some("agent"), false));
         let some = ToolNarrowing {
             read_only: false,
             groups: Some(vec!["provenance".into()]),
             tools: Some(vec!["lorebase_get".into()]),
         };
-        assert!(some.admits("lorebase_get", Some("reads"), false));
-        assert!(some.admits("lorebase_history", Some("provenance"), false));
-        assert!(!some.admits("lorebase_schema", Some("reads"), false));
-        assert!(!some.admits("kb_get", Some("kb"), false));
+        assert!(some.serves("lorebase_get", Some("reads"), false));
+        assert!(some.serves("lorebase_history", Some("provenance"), false));
+        assert!(!some.serves("lorebase_schema", Some("reads"), false));
+        assert!(!some.serves("kb_get", Some("kb"), false));
     }
 
     const ALL: [&str; 3] = ["lorebase_get", "lorebase_schema", "lorebase_execute"];

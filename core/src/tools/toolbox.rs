@@ -1,8 +1,9 @@
-//! The [`Toolbox`]: the three sources of tools of one Herald (Lorebase, KB,
-//! remote), how a call is dispatched to its source and observed, and the
-//! reads that are not tool calls (resources, the search hints' words). What
-//! one caller sees and may call, and the calls through it, are in
-//! [`super::view`].
+//! The [`Toolbox`]: the two sources of tools of one Herald (the built-in
+//! table: Lorebase and KB; the remote servers'), how a call is dispatched to
+//! its source and observed, the reads that are not tool calls (resources,
+//! the search hints' words); the [`ToolView`], what one caller is served
+//! (by the rules of [`super::serving`]); and the toolbox's own lists and
+//! calls, those of one agent's view.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -10,19 +11,24 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::kb::{self, KbTools};
-use super::lorebase::{self, LorebaseTools, ResourceRead};
-use super::observe::{self, CallRecord, CallTelemetry};
+use super::built_in::BuiltInTools;
+use super::call_telemetry::{self, CallRecord, CallTelemetry};
+use super::lorebase::ResourceRead;
 use super::search_hint;
-use super::selection::{KB_GROUP, REMOTE_GROUP, ToolNarrowing};
+use super::selection::{self, KB_GROUP, REMOTE_GROUP, ToolNarrowing};
+use super::serving::{Audience, Serving, forbidden, remote_serving};
 use super::source::{ToolOrigin, ToolSource};
-use crate::config::Settings;
+use super::table::{self, GROUPS, TOOLS};
+use crate::config::{McpServerSettings, Settings};
 use crate::kb::{KbCatalog, KbError, KbOptions};
+use crate::keeper::model::ProblemCode;
 use crate::keeper::model::{ReadAt, SchemaDetail, SchemaParams};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
 use crate::remote::{NAME_SEPARATOR, OAuthCaller, RemoteError, RemoteTools, ServerSummary};
 use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
-use crate::tool::{ErrorCode, RenderedOutput, ToolCallError, ToolDefinition, strip_host_arguments};
+use crate::tool_interface::{
+    ErrorCode, RenderedOutput, ToolCallError, ToolDefinition, strip_host_arguments,
+};
 
 /// Why a [`Toolbox`] cannot be built.
 #[derive(Debug, thiserror::Error)]
@@ -60,8 +66,7 @@ impl ToolboxError {
 pub struct Toolbox {
     settings: Arc<Settings>,
     keeper: KeeperClient,
-    lorebase: LorebaseTools,
-    kb: KbTools,
+    built_in: BuiltInTools,
     remote: RemoteTools,
     telemetry: Arc<CallTelemetry>,
 }
@@ -107,12 +112,7 @@ impl Toolbox {
         let telemetry = Arc::new(CallTelemetry::new(&settings).map_err(ToolboxError::Traces)?);
         let settings = Arc::new(settings);
         let toolbox = Self {
-            lorebase: LorebaseTools::new(keeper.clone(), settings.clone()),
-            kb: KbTools::new(
-                catalog,
-                settings.output.clone(),
-                std::time::Duration::from_secs(settings.kb.index_wait_s),
-            ),
+            built_in: BuiltInTools::new(keeper.clone(), catalog, settings.clone()),
             settings,
             keeper,
             remote,
@@ -125,7 +125,7 @@ impl Toolbox {
     /// The names of every built-in tool, served or not, in table order (the
     /// Lorebase tools, then the KB tools).
     pub(super) fn built_in_names(&self) -> impl Iterator<Item = &'static str> {
-        lorebase::TOOLS.iter().map(|t| t.name).chain(kb::NAMES)
+        TOOLS.iter().map(|t| t.name)
     }
 
     /// Asks the remote MCP servers (`mcp.servers`) for their tools, all at
@@ -153,10 +153,9 @@ impl Toolbox {
     /// Every built-in definition, served or not (output schemas only with
     /// `output.schemas`): for a front end that keeps their MCP form made
     /// once; which of them a caller sees is
-    /// [`ToolView::admits`](super::ToolView::admits)'s answer.
+    /// [`ToolView::serves`]'s answer.
     pub fn built_in_definitions(&self) -> Vec<ToolDefinition> {
-        let mut defs = self.lorebase.definitions();
-        defs.extend(self.kb.definitions());
+        let mut defs = self.built_in.definitions();
         if !self.settings.output.schemas {
             for d in &mut defs {
                 d.output_schema = None;
@@ -165,23 +164,21 @@ impl Toolbox {
         defs
     }
 
-    /// Whether the source `origin` offers `name` now, and if so whether it writes.
-    pub(super) fn offered(&self, origin: ToolOrigin, name: &str) -> Option<bool> {
+    /// Whether the source of `origin` serves `name` now, and if so whether
+    /// it writes.
+    pub(super) fn source_serves(&self, origin: ToolOrigin, name: &str) -> Option<bool> {
         match origin {
-            ToolOrigin::Lorebase => self.lorebase.offers(name),
-            ToolOrigin::Kb => self.kb.offers(name),
-            ToolOrigin::Remote => self.remote.offers(name),
+            ToolOrigin::Lorebase | ToolOrigin::Kb => self.built_in.serves(name),
+            ToolOrigin::Remote => self.remote.serves(name),
         }
     }
 
     /// Where the tool `name` comes from, whether served or not (`None`: no
     /// such tool).
     pub fn origin_of(&self, name: &str) -> Option<ToolOrigin> {
-        if self.lorebase.owns(name) {
-            Some(ToolOrigin::Lorebase)
-        } else if self.kb.owns(name) {
-            Some(ToolOrigin::Kb)
-        } else if self.remote.owns(name) {
+        if let Some((_, row)) = table::row(name) {
+            Some(row.origin)
+        } else if self.remote.defines(name) {
             Some(ToolOrigin::Remote)
         } else {
             None
@@ -223,11 +220,11 @@ impl Toolbox {
 
     /// The KB catalog, when `kb.dir` is set.
     pub fn kb(&self) -> Option<&KbCatalog> {
-        self.kb.catalog()
+        self.built_in.catalog()
     }
 
     /// A call, observed (counted, timed, audited, in its scope), of a tool
-    /// a [`ToolView`](super::ToolView) has `admitted` or refused (then `UnknownTool`,
+    /// a [`ToolView`] serves (`served`) or not (then `UnknownTool`,
     /// recorded as such), for `caller` when it is an OAuth caller.
     pub(super) async fn observed_call(
         &self,
@@ -235,7 +232,7 @@ impl Toolbox {
         mut arguments: Map<String, Value>,
         credential: &Credential,
         origin: &CallOrigin<'_>,
-        admitted: bool,
+        served: bool,
         caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         let tool_origin = self.origin_of(name);
@@ -252,12 +249,12 @@ impl Toolbox {
             self.metric_label(name, tool_origin),
             tool_origin,
             &self.settings,
-            Caller::of(observe::key_of(credential, &self.settings)),
+            Caller::of(call_telemetry::key_of(credential, &self.settings)),
             &arguments,
         );
         let scope = CallScope::new(origin, self.telemetry.spans.as_ref());
         let call = self.dispatch(
-            admitted.then_some(tool_origin).flatten(),
+            served.then_some(tool_origin).flatten(),
             name,
             arguments,
             credential,
@@ -285,15 +282,17 @@ impl Toolbox {
         F: Future<Output = Result<T, E>>,
     {
         let started = std::time::Instant::now();
-        let caller = Caller::of(observe::key_of(credential, &self.settings));
+        let caller = Caller::of(call_telemetry::key_of(credential, &self.settings));
         let scope = CallScope::new(origin, self.telemetry.spans.as_ref());
         ObservedCall::new(scope, read, |result, scope| {
             let outcome = match result {
-                None => observe::CANCELLED,
+                None => call_telemetry::CANCELLED,
                 Some(Ok(_)) => "ok",
-                Some(Err(e)) => observe::known_code(failure(e)).unwrap_or(observe::OTHER_ERROR),
+                Some(Err(e)) => {
+                    call_telemetry::known_code(failure(e)).unwrap_or(call_telemetry::OTHER_ERROR)
+                }
             };
-            observe::resource_read(resource, outcome, started, caller, scope);
+            call_telemetry::resource_read(resource, outcome, started, caller, scope);
         })
         .await
     }
@@ -301,7 +300,7 @@ impl Toolbox {
     /// Reads Keeper for a resource (`resources/read`), unrecorded: only
     /// inside [`Toolbox::read_resource`], which records the read. No tool
     /// call: a resource is served when the Lorebase tools are
-    /// ([`ToolView::serves`](super::ToolView::serves)), whatever the tool selection; it reads and
+    /// ([`ToolView::serves_origin`]), whatever the tool selection; it reads and
     /// renders as the read `read` names does (the same checks, the same text).
     pub async fn read_for_resource(
         &self,
@@ -309,8 +308,8 @@ impl Toolbox {
         credential: &Credential,
     ) -> Result<RenderedOutput, ToolCallError> {
         let (name, arguments) = read.as_call();
-        self.lorebase
-            .call(name, arguments, credential)
+        self.built_in
+            .call(name, arguments, credential, None)
             .await
             .ok_or_else(|| ToolCallError::UnknownTool(name.to_string()))
     }
@@ -327,11 +326,12 @@ impl Toolbox {
         origin: &CallOrigin<'_>,
     ) {
         let tool_origin = self.origin_of(name);
-        let key = credential.and_then(|c| observe::key_of(c, &self.settings));
+        let key = credential.and_then(|c| call_telemetry::key_of(c, &self.settings));
         let label = self.metric_label(name, tool_origin);
         let empty = Map::new();
-        let scope = observe::audit_scope(tool_origin, arguments.unwrap_or(&empty), &self.settings);
-        observe::refused(&self.telemetry, name, label, outcome, key, scope, origin);
+        let scope =
+            call_telemetry::audit_scope(tool_origin, arguments.unwrap_or(&empty), &self.settings);
+        call_telemetry::refused(&self.telemetry, name, label, outcome, key, scope, origin);
     }
 
     /// The call metrics (shared by its clones), for `/metrics`.
@@ -346,33 +346,22 @@ impl Toolbox {
 
     /// The metric label of `name`: the tool's own name when it is one.
     fn metric_label(&self, name: &str, origin: Option<ToolOrigin>) -> Cow<'static, str> {
-        let builtin = match origin {
-            Some(ToolOrigin::Lorebase) => lorebase::TOOLS
-                .iter()
-                .find(|t| t.name == name)
-                .map(|t| t.name),
-            Some(ToolOrigin::Kb) => kb::NAMES.iter().find(|n| **n == name).copied(),
-            _ => None,
-        };
-        observe::label(name, origin, builtin)
+        let builtin = table::row(name).map(|(_, t)| t.name);
+        call_telemetry::label(name, origin, builtin)
     }
 
     /// The group `name` belongs to (`reads`, `provenance`, `revisions`,
     /// `agent`, `kb`, `remote`); `None`: no such tool.
     pub fn group_of(&self, name: &str) -> Option<&'static str> {
-        match self.origin_of(name)? {
-            ToolOrigin::Lorebase => lorebase::TOOLS
-                .iter()
-                .find(|t| t.name == name)
-                .map(|t| t.group),
-            ToolOrigin::Kb => Some(KB_GROUP),
-            ToolOrigin::Remote => Some(REMOTE_GROUP),
+        match table::row(name) {
+            Some((_, t)) => Some(t.group),
+            None => self.remote.defines(name).then_some(REMOTE_GROUP),
         }
     }
 
     /// Every group name a narrowing may use.
     pub fn group_names() -> impl Iterator<Item = &'static str> {
-        lorebase::GROUPS.into_iter().chain([KB_GROUP, REMOTE_GROUP])
+        GROUPS.into_iter().chain([KB_GROUP, REMOTE_GROUP])
     }
 
     /// Checks that a request's narrowing names real groups and tools (a
@@ -401,7 +390,7 @@ impl Toolbox {
         ))
     }
 
-    /// Runs the call in the source that owns `name`.
+    /// Runs the call in the source that defines `name`.
     async fn dispatch(
         &self,
         origin: Option<ToolOrigin>,
@@ -411,41 +400,272 @@ impl Toolbox {
         caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         match origin {
-            Some(ToolOrigin::Lorebase) => {
-                self.call_in(&self.lorebase, name, arguments, credential)
+            Some(ToolOrigin::Lorebase | ToolOrigin::Kb) => {
+                self.call_in(&self.built_in, name, arguments, credential, caller)
                     .await
             }
-            Some(ToolOrigin::Kb) => self.call_in(&self.kb, name, arguments, credential).await,
-            // Remote servers get Herald's own token or the caller's,
-            // exchanged (`remote::caller`), never the caller's Keeper credential.
-            // Boxed: the MCP client's future is some 10 KB, which every call
-            // of every tool would otherwise carry (and copy).
-            Some(ToolOrigin::Remote) => match self.remote.offers(name) {
-                Some(_) => Box::pin(self.remote.call(name, arguments, caller))
+            Some(ToolOrigin::Remote) => {
+                self.call_in(&self.remote, name, arguments, credential, caller)
                     .await
-                    .ok_or_else(|| ToolCallError::UnknownTool(name.to_string())),
-                None => Err(ToolCallError::UnknownTool(name.to_string())),
-            },
+            }
             None => Err(ToolCallError::UnknownTool(name.to_string())),
         }
     }
 
-    /// Calls `name` in the source that owns it, when it still offers it (the
-    /// view admitted it).
+    /// Calls `name` in the source that defines it, when it still serves it
+    /// (the view served it).
     async fn call_in<S: ToolSource>(
         &self,
         source: &S,
         name: &str,
         arguments: Map<String, Value>,
         credential: &Credential,
+        caller: Option<&OAuthCaller>,
     ) -> Result<RenderedOutput, ToolCallError> {
         let unknown = || ToolCallError::UnknownTool(name.to_string());
-        match source.offers(name) {
+        match source.serves(name) {
             Some(_) => source
-                .call(name, arguments, credential)
+                .call(name, arguments, credential, caller)
                 .await
                 .ok_or_else(unknown),
             None => Err(unknown()),
         }
+    }
+}
+
+/// The tools one caller sees ([`Toolbox::view`]). Cheap: it borrows.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolView<'a> {
+    toolbox: &'a Toolbox,
+    narrowing: Option<&'a ToolNarrowing>,
+    audience: Audience<'a>,
+}
+
+impl<'a> ToolView<'a> {
+    fn new(
+        toolbox: &'a Toolbox,
+        narrowing: Option<&'a ToolNarrowing>,
+        audience: Audience<'a>,
+    ) -> Self {
+        Self {
+            toolbox,
+            narrowing: narrowing.filter(|n| !n.is_none()),
+            audience,
+        }
+    }
+
+    /// Whether the tool `name` is served to this caller (copies no definition).
+    pub fn serves(&self, name: &str) -> bool {
+        self.serving(name) == Serving::Served
+    }
+
+    /// Whether any tool of the family `origin` is served to this caller:
+    /// what turns on what a family brings besides its tools (the Lorebase
+    /// family: the resources, the prompt and completion; the server
+    /// instructions' paragraphs). Remote tools count once discovered.
+    pub fn serves_origin(&self, origin: ToolOrigin) -> bool {
+        match origin {
+            ToolOrigin::Remote => !self.remote_definitions().is_empty(),
+            _ => self
+                .toolbox
+                .built_in_names()
+                .filter(|name| self.toolbox.origin_of(name) == Some(origin))
+                .any(|name| self.serves(name)),
+        }
+    }
+
+    /// Whether the tool `name` is served to this caller, and if not, why.
+    pub fn serving(&self, name: &str) -> Serving {
+        let Some(origin) = self.toolbox.origin_of(name) else {
+            return Serving::NotServed;
+        };
+        let Some(writes) = self.toolbox.source_serves(origin, name) else {
+            return Serving::NotServed;
+        };
+        if !selection::serves(&self.toolbox.settings().tools, name, writes) {
+            return Serving::NotServed;
+        }
+        if !self
+            .narrowing
+            .is_none_or(|n| n.serves(name, self.toolbox.group_of(name), writes))
+        {
+            return Serving::NotServed;
+        }
+        match origin {
+            ToolOrigin::Remote => self.remote_serving(name),
+            _ => Serving::Served,
+        }
+    }
+
+    /// The audience's rule for the tools of remote servers
+    /// ([`super::serving`]).
+    fn remote_serving(&self, name: &str) -> Serving {
+        match self.server_of(name) {
+            Some(server) => remote_serving(self.audience, server),
+            None => Serving::NotServed,
+        }
+    }
+
+    /// The settings of the server of the remote tool `name`.
+    fn server_of(&self, name: &str) -> Option<&'a McpServerSettings> {
+        let tool = self.toolbox.remote().find(name)?;
+        self.toolbox
+            .settings()
+            .mcp
+            .servers
+            .iter()
+            .find(|s| s.name == tool.server)
+    }
+
+    /// The built-in definitions served to this caller, in table order.
+    pub fn local_definitions(&self) -> Vec<ToolDefinition> {
+        let mut defs = self.toolbox.built_in_definitions();
+        defs.retain(|d| self.serves(&d.name));
+        defs
+    }
+
+    /// The discovered remote definitions served to this caller.
+    pub fn remote_definitions(&self) -> Vec<ToolDefinition> {
+        self.toolbox
+            .remote()
+            .definitions()
+            .into_iter()
+            .filter(|d| self.toolbox.origin_of(&d.name) == Some(ToolOrigin::Remote))
+            .filter(|d| self.serves(&d.name))
+            .collect()
+    }
+
+    /// Every definition served to this caller: the built-in ones, then the
+    /// remote ones.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        let mut defs = self.local_definitions();
+        defs.extend(self.remote_definitions());
+        defs
+    }
+
+    /// Calls a tool served to this caller ([`Toolbox::call_from`]'s
+    /// observation and argument handling); one not served is
+    /// [`ToolCallError::UnknownTool`], one forbidden a `[forbidden]` tool
+    /// error (recorded as such).
+    pub async fn call_from(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+        origin: &CallOrigin<'_>,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        let serving = self.serving(name);
+        if let Serving::Forbidden { server, scope } = &serving {
+            let code = ProblemCode::Forbidden.as_str();
+            self.toolbox
+                .record_refused(name, code, Some(credential), Some(&arguments), origin);
+            return Ok(forbidden(name, server, scope).to_output(&self.toolbox.settings().output));
+        }
+        let caller = match self.audience {
+            Audience::OAuth(caller) => Some(caller),
+            _ => None,
+        };
+        self.toolbox
+            .observed_call(
+                name,
+                arguments,
+                credential,
+                origin,
+                serving == Serving::Served,
+                caller,
+            )
+            .await
+    }
+}
+
+/// The toolbox's calls and lists through a view: one agent's
+/// ([`Audience::OneAgent`], no narrowing) unless the caller builds its own.
+impl Toolbox {
+    /// `tools.allow` must name served tools (see [`selection::check`]):
+    /// the built-in tools [`ToolView::serves`] for one agent.
+    pub(super) fn check_selection(&self) -> Result<(), ToolboxError> {
+        let sel = &self.settings().tools;
+        if sel.allow.is_none() && sel.deny.is_empty() {
+            return Ok(());
+        }
+        let view = self.view(None, Audience::OneAgent);
+        let served: Vec<&str> = self.built_in_names().filter(|n| view.serves(n)).collect();
+        let existing: Vec<&str> = self.built_in_names().collect();
+        selection::check(sel, &served, &existing).map_err(ToolboxError::Selection)
+    }
+
+    /// The built-in definitions served (Lorebase, then KB), narrowed by the
+    /// tool selection, in table order: [`Toolbox::view`] for one agent.
+    pub fn local_definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).local_definitions()
+    }
+
+    /// The discovered remote definitions served: those whose name no built-in
+    /// tool takes, narrowed by the tool selection (`tools.read_only` drops
+    /// every remote tool the server does not declare read-only).
+    pub fn remote_definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).remote_definitions()
+    }
+
+    /// The tools one caller sees: the settings' selection, the audience's
+    /// rule for remote servers' tokens and the request's narrowing, in one
+    /// value that lists them and serves calls ([`ToolView`]).
+    pub fn view<'a>(
+        &'a self,
+        narrowing: Option<&'a ToolNarrowing>,
+        audience: Audience<'a>,
+    ) -> ToolView<'a> {
+        ToolView::new(self, narrowing, audience)
+    }
+
+    /// The definitions of the tools served, in table order: the Lorebase tools,
+    /// then the KB tools when a catalog is open, then the discovered remote
+    /// tools; `tools.read_only` drops `lorebase_execute` (and remote tools not
+    /// declared read-only), then the allow and deny lists apply.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.view(None, Audience::OneAgent).definitions()
+    }
+
+    /// Calls one tool. Tool failures are `Ok` with `is_error: true`; only a
+    /// caller's programming error (a tool not served) is `Err`.
+    ///
+    /// The call gets a new trace and request id; [`Toolbox::call_from`]
+    /// continues a caller's.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        self.call_from(name, arguments, credential, &CallOrigin::default())
+            .await
+    }
+
+    /// [`Toolbox::call`] for a caller that sent a trace context or a request
+    /// id (`origin`): its Keeper requests carry them.
+    ///
+    /// Every call of every front end passes here, once: it is counted
+    /// (`tool_calls_total`, its latency, calls in flight), runs in its
+    /// [`CallScope`] (the trace and request id
+    /// its Keeper requests carry), and gets its audit line and, when traces
+    /// are exported, its span. A call dropped before it ends is recorded as
+    /// `cancelled`.
+    ///
+    /// The arguments hosts add for themselves ([`crate::tool_interface::HOST_ADDED_ARGUMENTS`]:
+    /// Gemini CLI's `wait_for_previous`) are dropped here, before any check,
+    /// unless the tool declares them.
+    ///
+    /// The caller is one agent ([`Audience::OneAgent`]); a front end serving
+    /// many calls through [`Toolbox::view`]'s [`ToolView::call_from`].
+    pub async fn call_from(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        credential: &Credential,
+        origin: &CallOrigin<'_>,
+    ) -> Result<RenderedOutput, ToolCallError> {
+        self.view(None, Audience::OneAgent)
+            .call_from(name, arguments, credential, origin)
+            .await
     }
 }

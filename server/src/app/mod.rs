@@ -3,9 +3,10 @@
 
 mod launch;
 pub(crate) mod remote_refresh;
-pub mod shutdown;
 
-pub(crate) use launch::{LaunchOptions, load_settings, load_settings_with};
+#[cfg(feature = "demo")]
+pub(crate) use launch::load_settings_with;
+pub(crate) use launch::{LaunchOptions, load_settings};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -14,7 +15,6 @@ use herald_core::config::{Settings, Transport};
 use herald_core::tools::{Audience, ToolOrigin, ToolView, Toolbox};
 use rmcp::ServiceExt;
 
-use crate::app::shutdown::Shutdown;
 use crate::error::ServerError;
 use crate::http;
 use crate::http::connection::heap_trim::HeapTrims;
@@ -22,8 +22,9 @@ use crate::http::metrics::{self, MetricsEndpoint};
 use crate::http::readiness::Readiness;
 use crate::mcp::credential::CallerAuth;
 use crate::mcp::handler::HeraldServer;
-use crate::mcp::served_tools::ToolForms;
 use crate::mcp::stdio::StdioTransport;
+use crate::mcp::tool_forms::ToolForms;
+use crate::shutdown::Shutdown;
 
 /// How MCP hosts start this Herald (for the host configurations `demo`
 /// prints): the program, then its leading arguments.
@@ -99,7 +100,7 @@ impl Herald {
     /// Whether any Lorebase tool is served, so calls reach Keeper (not in
     /// `kb DIR` mode, nor with `tools.allow` naming only KB or remote tools).
     pub fn calls_keeper(&self) -> bool {
-        self.view().serves(ToolOrigin::Lorebase)
+        self.view().serves_origin(ToolOrigin::Lorebase)
     }
 
     /// The MCP handler for `auth`.

@@ -5,7 +5,7 @@
 //! (stdio), the host gets `notifications/tools/list_changed`; over stateless
 //! Streamable HTTP every `tools/list` already reads the current tools.
 //! Without remote servers nothing listens for SIGHUP, and
-//! [`crate::app::shutdown`] logs that there is nothing to reload.
+//! [`crate::shutdown`] logs that there is nothing to reload.
 
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ use herald_core::tools::Toolbox;
 use rmcp::{Peer, RoleServer};
 use tokio::sync::watch;
 
-use crate::app::shutdown::Shutdown;
+use crate::shutdown::Shutdown;
 
 /// Starts re-discovery in the background (nothing when no remote server is
 /// configured), on each of `shutdown`'s hangups and every interval. Must be

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use herald_core::config::aliases::flag;
+use herald_core::config::aliases::{flag, flag_help};
 use herald_core::config::{LogFormat, SettingKey};
 
 /// The version line: `lorebase-herald 0.1.0 (commit abc123def456)`.
@@ -43,41 +43,35 @@ pub(crate) struct Flags {
     /// The YAML settings file (instead of LOREBASE_CONFIG).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// stdio (one Herald per agent) or streamable_http (one shared Herald).
-    #[arg(long = const { flag(SettingKey::Transport) }, global = true, value_enum)]
+    // A flag that sets a settings key takes its name and help line from the
+    // key's entry in the settings table (herald_core::config::aliases).
+    #[arg(long = const { flag(SettingKey::Transport) }, help = flag_help(SettingKey::Transport), global = true, value_enum)]
     pub transport: Option<TransportArg>,
-    /// Streamable HTTP: the address to listen on (default 127.0.0.1).
-    #[arg(long = const { flag(SettingKey::HttpHost) }, global = true)]
+    #[arg(long = const { flag(SettingKey::HttpHost) }, help = flag_help(SettingKey::HttpHost), global = true)]
     pub host: Option<String>,
-    /// Streamable HTTP: the port to listen on (default 8090; 0 picks a free one).
-    #[arg(long = const { flag(SettingKey::HttpPort) }, global = true)]
+    #[arg(long = const { flag(SettingKey::HttpPort) }, help = flag_help(SettingKey::HttpPort), global = true)]
     pub port: Option<u16>,
-    /// The Domain used when a call names none.
-    #[arg(long = const { flag(SettingKey::Domain) }, global = true)]
+    #[arg(long = const { flag(SettingKey::Domain) }, help = flag_help(SettingKey::Domain), global = true)]
     pub domain: Option<String>,
-    /// The branch used when a call names none.
-    #[arg(long = const { flag(SettingKey::Branch) }, global = true)]
+    #[arg(long = const { flag(SettingKey::Branch) }, help = flag_help(SettingKey::Branch), global = true)]
     pub branch: Option<String>,
-    /// Keeper's origin (instead of LOREBASE_URL).
-    #[arg(long = const { flag(SettingKey::KeeperBaseUrl) }, global = true, value_name = "URL")]
+    #[arg(long = const { flag(SettingKey::KeeperBaseUrl) }, help = flag_help(SettingKey::KeeperBaseUrl), global = true, value_name = "URL")]
     pub keeper_url: Option<String>,
-    /// The markdown knowledge-base directory (serves kb_search and kb_get).
-    #[arg(long = const { flag(SettingKey::KbDir) }, global = true, value_name = "DIR")]
+    #[arg(long = const { flag(SettingKey::KbDir) }, help = flag_help(SettingKey::KbDir), global = true, value_name = "DIR")]
     pub kb: Option<PathBuf>,
-    /// Drop lorebase_execute: serve read tools only.
-    #[arg(long = const { flag(SettingKey::ToolsReadOnly) }, global = true)]
+    #[arg(long = const { flag(SettingKey::ToolsReadOnly) }, help = flag_help(SettingKey::ToolsReadOnly), global = true)]
     pub read_only: bool,
-    /// Serve only these tools (comma-separated exact names).
     #[arg(
         long = const { flag(SettingKey::ToolsAllow) },
+        help = flag_help(SettingKey::ToolsAllow),
         global = true,
         value_delimiter = ',',
         value_name = "NAMES"
     )]
     pub tools: Option<Vec<String>>,
-    /// Never serve these tools (comma-separated exact names).
     #[arg(
         long = const { flag(SettingKey::ToolsDeny) },
+        help = flag_help(SettingKey::ToolsDeny),
         global = true,
         value_delimiter = ',',
         value_name = "NAMES"
@@ -86,8 +80,7 @@ pub(crate) struct Flags {
     /// Log level or filter (error, warn, info, debug, trace; default RUST_LOG, else info).
     #[arg(long = "log-level", global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
-    /// Log format on stderr: text, or json (one JSON object per line).
-    #[arg(long = const { flag(SettingKey::LogFormat) }, global = true, value_enum)]
+    #[arg(long = const { flag(SettingKey::LogFormat) }, help = flag_help(SettingKey::LogFormat), global = true, value_enum)]
     pub log_format: Option<LogFormatArg>,
 }
 
@@ -243,6 +236,40 @@ pub(crate) mod tests {
             let args: Vec<String> = bad.into_iter().map(String::from).collect();
             assert!(Cli::parse_args(&args).is_err());
         }
+    }
+
+    /// The flags that set a settings key are the settings table's, each
+    /// with its help line, both ways; only `--config` and `--log-level`
+    /// (no key) are the command line's own.
+    #[test]
+    fn the_settings_flags_are_the_settings_tables() {
+        use std::collections::BTreeMap;
+
+        use clap::CommandFactory;
+        use herald_core::config::aliases::flags;
+
+        let own = ["config", "log-level", "help", "version"];
+        let clap_flags: BTreeMap<String, String> = Cli::command()
+            .get_arguments()
+            .filter_map(|arg| Some((arg.get_long()?, arg)))
+            .filter(|(long, _)| !own.contains(long))
+            .map(|(long, arg)| {
+                let help = arg.get_help().map(ToString::to_string);
+                (long.to_string(), help.unwrap_or_default())
+            })
+            .collect();
+        let table: BTreeMap<String, String> = flags()
+            .map(|(name, help, _)| (name.to_string(), help.to_string()))
+            .collect();
+        assert_eq!(clap_flags, table);
+
+        // The closing note names the short variables: the table's.
+        let note = Cli::command().get_after_help().map(ToString::to_string);
+        let short_vars: Vec<&str> = herald_core::config::aliases::short_vars()
+            .map(|(name, _)| name)
+            .collect();
+        let listed = format!("then {}, then these flags", short_vars.join(", "));
+        assert!(note.unwrap_or_default().contains(&listed), "{listed}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::io::{Read, Write};
 
 use herald_core::keeper::Credential;
-use herald_core::tool::{ArgumentsError, arguments_from_json};
+use herald_core::tool_interface::{ArgumentsError, arguments_from_json};
 use herald_core::tools::{ToolCallError, ToolOrigin};
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
@@ -45,7 +45,7 @@ fn all_tools(herald: &Herald) -> Vec<Tool> {
 /// Where a tool comes from: `lorebase` (Keeper), `kb` (the markdown
 /// catalog), or `remote <server> <url>` (an MCP server of `mcp.servers`).
 pub(crate) fn source_of(herald: &Herald, name: &str) -> String {
-    if herald.view().admits(name) {
+    if herald.view().serves(name) {
         match herald.toolbox.origin_of(name) {
             Some(ToolOrigin::Kb) => return "kb".into(),
             Some(ToolOrigin::Lorebase) => return "lorebase".into(),
@@ -132,7 +132,7 @@ pub(crate) async fn call(
     json: Option<&str>,
 ) -> Result<i32, ServerError> {
     let arguments = parse_arguments(json)?;
-    if !herald.view().admits(tool) {
+    if !herald.view().serves(tool) {
         return Err(unknown(tool, herald));
     }
     let out = herald

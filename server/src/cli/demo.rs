@@ -12,11 +12,11 @@ use herald_core::keeper::Credential;
 use lorebase_sandbox::{AuthMode, Sandbox, SandboxOptions};
 use serde_json::{Value, json};
 
-use crate::app::shutdown::Shutdown;
 use crate::app::{Herald, Launcher, load_settings_with};
 use crate::cli::Cli;
 use crate::error::ServerError;
 use crate::mcp::credential::CallerAuth;
+use crate::shutdown::Shutdown;
 use crate::{app, http};
 
 /// The server name the host configurations use.
@@ -91,7 +91,7 @@ pub(crate) async fn run(cli: &Cli, launcher: &Launcher) -> Result<i32, ServerErr
         Ok::<(), ServerError>(())
     };
     let Some(served) = signals.unless_exit_now(serving).await else {
-        return Ok(crate::app::shutdown::SECOND_SIGNAL_EXIT_CODE);
+        return Ok(crate::shutdown::SECOND_SIGNAL_EXIT_CODE);
     };
     served?;
     drop(sandbox);

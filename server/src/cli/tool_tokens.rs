@@ -105,7 +105,7 @@ mod tests {
     use herald_core::tools::{Audience, Toolbox};
 
     use super::*;
-    use crate::mcp::served_tools::ToolForms;
+    use crate::mcp::tool_forms::ToolForms;
 
     /// The 14 Lorebase tools and the two KB tools, as `tools/list` sends them.
     fn served() -> Vec<Tool> {

@@ -37,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::http::connection::ConnectionId;
 use crate::http::oauth::cache::TokenKey;
+use crate::mcp::call_tracking::{CallGuard, CallTracking, TrackCalls};
 
 /// The method of a cancellation.
 const CANCELLED: &str = "notifications/cancelled";
@@ -133,7 +134,7 @@ impl CallsInFlight {
     /// Keeps the call `id` of the request `parts` until the returned guard
     /// is dropped; a cancellation of it fires `token`. `None` (nothing
     /// kept) for a request nothing identifies.
-    pub(crate) fn track(
+    pub(crate) fn keep(
         self: &Arc<Self>,
         parts: &Parts,
         id: String,
@@ -162,6 +163,18 @@ impl CallsInFlight {
             entry.token.cancel();
         }
         entries.len()
+    }
+}
+
+impl TrackCalls for CallsInFlight {
+    fn track(
+        self: Arc<Self>,
+        parts: &Parts,
+        id: String,
+        token: CancellationToken,
+    ) -> Option<CallGuard> {
+        self.keep(parts, id, token)
+            .map(|tracked| Box::new(tracked) as CallGuard)
     }
 }
 
@@ -203,7 +216,7 @@ pub(crate) async fn cancel_notice(
         }
         return StatusCode::ACCEPTED.into_response();
     }
-    parts.extensions.insert(calls);
+    parts.extensions.insert(CallTracking(calls));
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
 }
@@ -237,7 +250,7 @@ mod tests {
     fn a_caller_cancels_its_own_call_only() {
         let calls = Arc::new(CallsInFlight::default());
         let token = CancellationToken::new();
-        let tracked = calls.track(&bearer("Bearer a", 1), "7".into(), token.clone());
+        let tracked = calls.keep(&bearer("Bearer a", 1), "7".into(), token.clone());
         assert_eq!(calls.cancel(&bearer("Bearer b", 1), "7".into()), 0);
         assert!(!token.is_cancelled());
         // The same key from another connection is the same caller.
@@ -254,8 +267,8 @@ mod tests {
         let calls = Arc::new(CallsInFlight::default());
         let (first, second) = (CancellationToken::new(), CancellationToken::new());
         let caller = bearer("Bearer a", 1);
-        let tracked_first = calls.track(&caller, "1".into(), first.clone());
-        let _tracked_second = calls.track(&caller, "1".into(), second.clone());
+        let tracked_first = calls.keep(&caller, "1".into(), first.clone());
+        let _tracked_second = calls.keep(&caller, "1".into(), second.clone());
         // The first call ends: the second is still kept, and cancelled.
         drop(tracked_first);
         assert_eq!(calls.cancel(&caller, "1".into()), 1);
@@ -266,7 +279,7 @@ mod tests {
     fn anonymous_callers_reach_only_their_connection_or_their_session() {
         let calls = Arc::new(CallsInFlight::default());
         let on_one = CancellationToken::new();
-        let _a = calls.track(&parts(&[], 1), "0".into(), on_one.clone());
+        let _a = calls.keep(&parts(&[], 1), "0".into(), on_one.clone());
         // Another anonymous connection (another client behind one proxy).
         assert_eq!(calls.cancel(&parts(&[], 2), "0".into()), 0);
         assert_eq!(calls.cancel(&bearer("Bearer x", 1), "0".into()), 0);
@@ -276,7 +289,7 @@ mod tests {
         // A session reaches its calls from any connection, and only its own.
         let in_session = CancellationToken::new();
         let session = |s, c| parts(&[("mcp-session-id", s)], c);
-        let _s = calls.track(&session("s-1", 3), "5".into(), in_session.clone());
+        let _s = calls.keep(&session("s-1", 3), "5".into(), in_session.clone());
         assert_eq!(calls.cancel(&session("s-2", 3), "5".into()), 0);
         assert_eq!(calls.cancel(&parts(&[], 3), "5".into()), 0);
         assert_eq!(calls.cancel(&session("s-1", 4), "5".into()), 1);
@@ -288,7 +301,7 @@ mod tests {
             .into_parts();
         assert!(
             calls
-                .track(&bare, "9".into(), CancellationToken::new())
+                .keep(&bare, "9".into(), CancellationToken::new())
                 .is_none()
         );
     }
@@ -300,7 +313,7 @@ mod tests {
         let mut first = bearer("Bearer token-1", 1);
         let alice = CallerIdentity::of("https://as.example", Some("alice"), "token-1");
         first.extensions.insert(alice);
-        let _t = calls.track(&first, "3".into(), token.clone());
+        let _t = calls.keep(&first, "3".into(), token.clone());
         // Bob with the same header text (never the case, but the subject wins).
         let mut bob = bearer("Bearer token-1", 2);
         bob.extensions.insert(CallerIdentity::of(

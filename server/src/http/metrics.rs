@@ -42,11 +42,11 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
-use crate::app::shutdown::Shutdown;
 use crate::error::ServerError;
 use crate::http::connection::state::ConnectionLimits;
 use crate::http::connection::table::ConnectionTable;
 use crate::http::guard::{GuardPolicy, refusal};
+use crate::shutdown::Shutdown;
 
 /// The path metrics are served on.
 pub(crate) const METRICS_PATH: &str = "/metrics";

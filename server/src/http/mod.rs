@@ -45,7 +45,6 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::app::shutdown::Shutdown;
 use crate::error::ServerError;
 use crate::http::auth::{OAuthGate, require_token};
 use crate::http::connection::accept::accept_until;
@@ -58,6 +57,7 @@ use crate::http::oauth::metadata::WELL_KNOWN;
 use crate::http::readiness::{Readiness, readyz};
 use crate::http::tool_headers::narrow;
 use crate::mcp::handler::{HeraldServer, SERVER_NAME};
+use crate::shutdown::Shutdown;
 
 pub use crate::http::connection::heap_trim::HeapTrims;
 

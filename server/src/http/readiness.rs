@@ -22,8 +22,8 @@ use axum::response::{IntoResponse, Response};
 use herald_core::keeper::KeeperClient;
 use serde_json::{Value, json};
 
-use crate::app::shutdown::Shutdown;
 use crate::http::guard::GuardPolicy;
+use crate::shutdown::Shutdown;
 
 /// The readiness of one Herald: started, draining, and Keeper's last answers.
 #[derive(Debug, Clone)]

@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use herald_core::tools::Toolbox;
 use herald_core::tools::search_hint::DomainWords;
+use herald_core::tools::{Toolbox, domain_words_of};
 use rmcp::model::Tool;
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -41,7 +41,7 @@ const FIRST_READ: Duration = Duration::from_secs(1);
 const FRESH_FOR: Duration = Duration::from_secs(300);
 
 /// The `_meta` key of the hints.
-const HINT_KEY: &str = herald_core::tool::SEARCH_HINT_META;
+const HINT_KEY: &str = herald_core::tool_interface::SEARCH_HINT_META;
 
 /// The Domain's words of one handler, shared by its clones.
 #[derive(Debug, Default)]
@@ -109,7 +109,7 @@ impl DomainHints {
                 continue;
             };
             if let Some(Value::String(base)) = meta.0.get(HINT_KEY) {
-                let hint = words.hint(&tool.name, base);
+                let hint = words.hint(domain_words_of(&tool.name), base);
                 meta.0.insert(HINT_KEY.into(), Value::String(hint));
             }
         }

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use axum::http::request::Parts;
 use herald_core::keeper::model::ProblemCode;
 use herald_core::telemetry::CallOrigin;
-use herald_core::tool::ErrorCode;
+use herald_core::tool_interface::ErrorCode;
 use herald_core::tools::{
-    Access, Audience, RenderedOutput, ToolCallError, ToolNarrowing, ToolOrigin, ToolView, Toolbox,
+    Audience, RenderedOutput, Serving, ToolCallError, ToolNarrowing, ToolOrigin, ToolView, Toolbox,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -25,12 +25,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use crate::http::cancel_notice::CallsInFlight;
+use crate::mcp::call_tracking::CallTracking;
 use crate::mcp::credential::{CallerAuth, oauth_caller};
 use crate::mcp::domain_hints::DomainHints;
 use crate::mcp::instructions::instructions;
-use crate::mcp::served_tools::ToolForms;
 use crate::mcp::skills::{Reader, ServedSkills, is_skill_uri};
+use crate::mcp::tool_forms::ToolForms;
 use crate::mcp::{completion, malformed_params, prompt, removed_methods, resources, views};
 
 /// The server's name in `serverInfo`.
@@ -102,12 +102,12 @@ impl HeraldServer {
     }
 
     /// A handler serving `toolbox`'s tools (`tools`: their MCP form) as each
-    /// request's view admits them; resources, the prompt and completion
+    /// request's view serves them; resources, the prompt and completion
     /// when the view serves the Lorebase tools.
     pub fn new(toolbox: Toolbox, tools: ToolForms, auth: CallerAuth) -> Self {
         let served = toolbox.view(None, Audience::OneAgent);
-        let lorebase = served.serves(ToolOrigin::Lorebase);
-        let kb = served.serves(ToolOrigin::Kb);
+        let lorebase = served.serves_origin(ToolOrigin::Lorebase);
+        let kb = served.serves_origin(ToolOrigin::Kb);
         let remote = !toolbox.remote().is_empty();
         let instructions = instructions(lorebase, kb, remote);
         let hints = Arc::new(DomainHints::new(lorebase && auth == CallerAuth::Configured));
@@ -191,7 +191,7 @@ impl HeraldServer {
     }
 
     /// The tools served to a request, in their MCP form: the built-in ones
-    /// (made once), then the remote ones, as its view admits them.
+    /// (made once), then the remote ones, as its view serves them.
     fn tools_for(&self, view: ToolView<'_>) -> Vec<Tool> {
         self.inner.tools.served(&view)
     }
@@ -216,7 +216,7 @@ impl HeraldServer {
         let view = self.view(narrowing, Some(&context.extensions));
         // The check copies no tool definition; a forbidden tool is the
         // view's `[forbidden]` tool error.
-        if view.access(name) == Access::NotServed {
+        if view.serving(name) == Serving::NotServed {
             let code = ErrorCode::UnknownTool.as_str();
             toolbox.record_refused(name, code, credential.as_ref().ok(), arguments, &origin);
             return Err(unknown_tool(name, &self.tools_for(view)));
@@ -252,13 +252,13 @@ impl HeraldServer {
         }
     }
 
-    /// The skills served to a request: those of the tools its view admits.
+    /// The skills served to a request: those of the tools its view serves.
     fn skills_for(&self, context: &RequestContext<RoleServer>) -> ServedSkills {
         let view = self.view(narrowing(context), Some(&context.extensions));
         ServedSkills::new(&Reader {
-            lorebase: view.serves(ToolOrigin::Lorebase),
-            kb: view.serves(ToolOrigin::Kb),
-            admits: &|name| view.admits(name),
+            lorebase: view.serves_origin(ToolOrigin::Lorebase),
+            kb: view.serves_origin(ToolOrigin::Kb),
+            serves: &|name| view.serves(name),
         })
     }
 
@@ -371,14 +371,14 @@ const REQUEST_CANCELLED: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32800)
 /// connection close) and the call is audited and counted `cancelled`.
 /// Over stateless HTTP, the request is kept among the calls in flight
 /// meanwhile, for a `notifications/cancelled` POST to find it
-/// ([`crate::http::cancel_notice`]).
+/// ([`crate::mcp::call_tracking`]).
 async fn unless_cancelled<T>(
     context: &RequestContext<RoleServer>,
     work: impl Future<Output = Result<T, McpError>>,
 ) -> Result<T, McpError> {
     let _tracked = http_parts(context).and_then(|parts| {
-        let calls = parts.extensions.get::<Arc<CallsInFlight>>()?;
-        calls.track(parts, context.id.to_string(), context.ct.clone())
+        let calls = parts.extensions.get::<CallTracking>()?;
+        Arc::clone(&calls.0).track(parts, context.id.to_string(), context.ct.clone())
     });
     tokio::select! {
         biased;

@@ -23,7 +23,9 @@ fn opening(w: &Workflow<'_>) -> String {
 
 /// The tool map: kinds of task, and the tool for each.
 pub(crate) fn task_lines<'a>(w: &'a Workflow<'a>) -> impl Iterator<Item = String> + 'a {
-    w.tasks.iter().map(|t| format!("- {}: {}", t.what, t.tools))
+    w.tasks
+        .iter()
+        .map(|t| format!("- {}: {}{}", t.what, t.tool, t.more))
 }
 
 /// The instructions for what this Herald serves.

@@ -3,7 +3,7 @@
 //! check (the JSON-RPC shape, the fields the routing headers mirror, the
 //! `id` of a call) and counts the JSON values it walks past, building no
 //! tree. rmcp then parses the message once; one whose tree would be too big
-//! never reaches it ([`MAX_JSON_VALUES`], [`crate::mcp::bounds`]).
+//! never reaches it ([`MAX_JSON_VALUES`], [`crate::mcp::refused`]).
 //!
 //! A `serde_json::Value` costs 32 bytes per value, and rmcp's untagged
 //! message enum buffers the body once more before its own tree: an array of

@@ -38,7 +38,7 @@ const QUERY_DSL: &str = include_str!("skills/query-dsl.md");
 
 /// The worked examples (`references/examples.md`), each served when its
 /// tools are: the tools named, then the text.
-const EXAMPLES: [(&[&str], &str); 3] = [
+pub(crate) const EXAMPLES: [(&[&str], &str); 3] = [
     (
         &["lorebase_resolve", "lorebase_query"],
         include_str!("skills/example-words-to-counts.md"),
@@ -60,7 +60,7 @@ pub(crate) struct Reader<'a> {
     /// Any knowledge-base tool is served.
     pub kb: bool,
     /// Whether the tool named is served.
-    pub admits: &'a dyn Fn(&str) -> bool,
+    pub serves: &'a dyn Fn(&str) -> bool,
 }
 
 /// One file of a skill.
@@ -173,18 +173,18 @@ pub(crate) fn is_skill_uri(uri: &str) -> bool {
 /// `lorebase_query` is served, the error codes, the examples whose tools
 /// are served.
 fn lorebase_references(reader: &Reader<'_>) -> Vec<(&'static str, String)> {
-    let admits = reader.admits;
+    let serves = reader.serves;
     let mut files = Vec::new();
-    if admits("lorebase_query") {
+    if serves("lorebase_query") {
         files.push(("references/query-dsl.md", QUERY_DSL.to_string()));
     }
     files.push((
         "references/errors.md",
-        error_reference(admits("lorebase_execute")),
+        error_reference(serves("lorebase_execute")),
     ));
     let examples: Vec<&str> = EXAMPLES
         .iter()
-        .filter(|(tools, _)| tools.iter().all(|t| admits(t)))
+        .filter(|(tools, _)| tools.iter().all(|t| serves(t)))
         .map(|(_, text)| *text)
         .collect();
     if !examples.is_empty() {
@@ -214,7 +214,7 @@ fn lorebase_body(
     reader: &Reader<'_>,
     references: &[(&'static str, String)],
 ) -> String {
-    let writes = (reader.admits)("lorebase_execute");
+    let writes = (reader.serves)("lorebase_execute");
     let mut out = format!("{}\n\n{}", w.skill_title, w.opening_read);
     if writes {
         out.push(' ');
@@ -240,7 +240,7 @@ fn lorebase_body(
         w.tasks_heading.trim_end_matches(':')
     ));
     for (task, line) in w.tasks.iter().zip(task_lines(w)) {
-        if (reader.admits)(task.tool()) {
+        if (reader.serves)(task.tool) {
             out.push_str(&line);
             out.push('\n');
         }
@@ -324,11 +324,11 @@ mod tests {
         name != "lorebase_execute"
     }
 
-    fn served(admits: &dyn Fn(&str) -> bool, kb: bool) -> ServedSkills {
+    fn served(serves: &dyn Fn(&str) -> bool, kb: bool) -> ServedSkills {
         ServedSkills::new(&Reader {
             lorebase: true,
             kb,
-            admits,
+            serves,
         })
     }
 
@@ -423,7 +423,7 @@ mod tests {
         let kb_only = ServedSkills::new(&Reader {
             lorebase: false,
             kb: true,
-            admits: &|n: &str| n.starts_with("kb_"),
+            serves: &|n: &str| n.starts_with("kb_"),
         });
         assert_eq!(names(&kb_only), ["kb"]);
         let body = text(&kb_only, "skill://kb/SKILL.md");

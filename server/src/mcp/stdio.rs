@@ -5,7 +5,7 @@
 //! - each line is bounded before rmcp builds a tree of it: at most
 //!   [`MAX_LINE_BYTES`] (the rest of a longer line is skipped as it
 //!   arrives, never kept), then the bounds of every message
-//!   ([`crate::mcp::bounds`]: JSON values, nesting), as over HTTP;
+//!   ([`crate::mcp::refused`]: JSON values, nesting), as over HTTP;
 //! - a line that is refused gets its JSON-RPC answer: -32700 when it is not
 //!   JSON (invalid UTF-8, a NUL, nesting past 128 levels), -32600 when it is
 //!   not one message or too long, a tool error to a call with too many
@@ -47,8 +47,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::app::shutdown::Shutdown;
-use crate::mcp::bounds;
+use crate::mcp::refused;
+use crate::shutdown::Shutdown;
 
 /// The longest line taken (rmcp's own cap, 16 MiB): one message, whatever
 /// its values; past it, `-32600`.
@@ -290,7 +290,7 @@ impl<R: AsyncRead + Send + Unpin> StdioTransport<R> {
             JsonRpcMessage::Request(request) => {
                 if self.owed.is_owed(&request.id) {
                     tracing::debug!(id = %request.id, "refused a request reusing the id of one not yet answered");
-                    let mut answer = bounds::error_answer(
+                    let mut answer = refused::error_answer(
                         -32600,
                         "Invalid Request: the id of a request not yet answered",
                     );
@@ -394,7 +394,7 @@ impl<R: AsyncRead + Send + Unpin> Transport<RoleServer> for StdioTransport<R> {
                         limit = MAX_LINE_BYTES,
                         "refused a stdio message longer than the limit"
                     );
-                    self.pending = Some(answer_line(&bounds::error_answer(
+                    self.pending = Some(answer_line(&refused::error_answer(
                         -32600,
                         &format!(
                             "Invalid Request: a message is at most {MAX_LINE_BYTES} bytes on one line; this one was longer"
@@ -445,7 +445,7 @@ fn decode(line: &[u8]) -> Decoded {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Decoded::Nothing;
     }
-    let probed = match bounds::check(line) {
+    let probed = match refused::check(line) {
         Ok(probed) => probed,
         Err(refused) => return Decoded::Answer(answer_line(&refused.answer)),
     };
@@ -458,11 +458,11 @@ fn decode(line: &[u8]) -> Decoded {
         }
         Err(e) => {
             tracing::debug!(error = %e, "refused a message that is not a JSON-RPC request or response");
-            let mut answer = bounds::error_answer(
+            let mut answer = refused::error_answer(
                 -32600,
                 "Invalid Request: not a JSON-RPC 2.0 request, notification or response",
             );
-            answer["id"] = bounds::id_value(probed.id.as_ref());
+            answer["id"] = refused::id_value(probed.id.as_ref());
             Decoded::Answer(answer_line(&answer))
         }
     }

@@ -1,9 +1,10 @@
-//! Tool names written as strings far from the tools: every one names a tool
-//! of the table. The workflow's sections (the instructions' task map, the
-//! prompt, the skills: [`crate::mcp::workflow::WORKFLOW`]) and the search
-//! hints' table of the Domain's words (`SHARES` in
-//! `core/src/tools/search_hint.rs`, private to core, so read from its
-//! source) would otherwise keep a renamed or removed tool's name silently.
+//! Tool names written as strings in prose: every one names a tool of the
+//! table. The workflow's sections (the instructions' task map, the prompt,
+//! the skills: [`crate::mcp::workflow::WORKFLOW`]) and the skills' worked
+//! examples ([`crate::mcp::skills::EXAMPLES`]) would otherwise keep a
+//! renamed or removed tool's name silently. (Which Domain words a tool's
+//! search hint carries, and its own line of the task map, are facts of the
+//! tool in core's table, not names in text.)
 
 use std::collections::BTreeSet;
 
@@ -11,6 +12,7 @@ use herald_core::config::Settings;
 use herald_core::tools::Toolbox;
 
 use crate::mcp::prompt::GUIDE_NAME;
+use crate::mcp::skills::EXAMPLES;
 use crate::mcp::workflow::{WORKFLOW, Workflow};
 
 /// Every tool the table holds, the KB tools included.
@@ -93,7 +95,7 @@ fn sections<'a>(w: &Workflow<'a>) -> Vec<&'a str> {
         kb_skill_description,
         kb_skill_body,
     ];
-    all.extend(tasks.iter().flat_map(|t| [t.what, t.tools]));
+    all.extend(tasks.iter().flat_map(|t| [t.what, t.tool, t.more]));
     all
 }
 
@@ -107,7 +109,7 @@ fn the_workflow_names_only_tools_of_the_table() {
     // Every line of the task map names a tool; all of them together name
     // every Lorebase tool.
     for task in WORKFLOW.tasks {
-        assert!(table.contains(task.tool()), "task map: {:?}", task.tools);
+        assert!(table.contains(task.tool), "task map: {:?}", task.tool);
     }
     let unknown: Vec<_> = named.iter().filter(|n| !table.contains(**n)).collect();
     assert!(
@@ -120,20 +122,16 @@ fn the_workflow_names_only_tools_of_the_table() {
 }
 
 #[test]
-fn the_search_hints_share_domain_words_only_with_tools_of_the_table() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src/tools/search_hint.rs");
-    let source = std::fs::read_to_string(path).unwrap();
-    let start = source
-        .find("const SHARES")
-        .expect("search_hint.rs has no SHARES table");
-    let end = start + source[start..].find("\n];").expect("SHARES ends with `];`");
-    let names: Vec<&str> = source[start..end].split('"').skip(1).step_by(2).collect();
-    assert!(names.len() >= 10, "SHARES read as {names:?}");
+fn the_skills_examples_are_served_with_tools_of_the_table() {
     let table = table();
-    let unknown: Vec<_> = names.iter().filter(|n| !table.contains(**n)).collect();
-    assert!(
-        unknown.is_empty(),
-        "SHARES names tools the table lacks: {unknown:?}"
-    );
+    for (tools, text) in EXAMPLES {
+        for tool in tools {
+            assert!(table.contains(*tool), "an example is served with {tool}");
+        }
+        let unknown: Vec<_> = tool_shaped(text)
+            .into_iter()
+            .filter(|w| !table.contains(*w))
+            .collect();
+        assert!(unknown.is_empty(), "an example names {unknown:?}");
+    }
 }

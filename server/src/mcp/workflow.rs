@@ -2,13 +2,18 @@
 //! ([`crate::mcp::instructions`]), the prompt `lorebase_guide`
 //! ([`crate::mcp::prompt`]) and the skills `lorebase` and `kb`
 //! ([`crate::mcp::skills`]) are built from. A change to the workflow is a
-//! change to [`WORKFLOW`]; the three texts follow (a test renames a word in
-//! it and finds the new word in all three and the old one in none).
+//! change to [`WORKFLOW`] (its tool map is written beside each tool, in
+//! core: `LorebaseTool::TASK`); the three texts follow (a test renames a
+//! word in it and finds the new word in all three and the old one in none).
 //!
 //! The sections are split where a reader may not be served what they
 //! teach: the write parts (`opening_write`, `write_step`, `errors_write`)
 //! reach a skill only when its reader is served `lorebase_execute`; a line
 //! of the tool map only when its tool is served.
+
+use std::sync::LazyLock;
+
+use herald_core::tools::task_map;
 
 /// The workflow's sections (one [`WORKFLOW`]; tests make others).
 #[derive(Debug, Clone, Copy)]
@@ -20,8 +25,8 @@ pub(crate) struct Workflow<'a> {
     pub opening_write: &'a str,
     /// The heading of the tool map.
     pub tasks_heading: &'a str,
-    /// The tool map: kinds of task, and the tools for each (the first tool
-    /// named is the one the line is served with).
+    /// The tool map: kinds of task, and the tools for each (each line
+    /// served with its tool).
     pub tasks: &'a [Task<'a>],
     /// What every tool's shared arguments mean.
     pub shared: &'a str,
@@ -65,59 +70,44 @@ pub(crate) struct Workflow<'a> {
     pub kb_skill_body: &'a str,
 }
 
-/// One line of the tool map.
+/// One line of the tool map: `- {what}: {tool}{more}`, each written beside
+/// its tool (core's `TaskMention`, `herald_core::tools::task_map`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Task<'a> {
     /// The kind of task.
     pub what: &'a str,
-    /// The tools for it, as the line names them.
-    pub tools: &'a str,
+    /// The tool the line is for, and is served with.
+    pub tool: &'a str,
+    /// What the line says after the tool's name (other tools it names).
+    pub more: &'a str,
 }
 
-impl Task<'_> {
-    /// The tool the line is served with: the first one it names.
-    pub(crate) fn tool(&self) -> &str {
-        let end = self
-            .tools
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(self.tools.len());
-        &self.tools[..end]
-    }
-}
+/// The tool map, read off the tool table.
+static TASKS: LazyLock<Vec<Task<'static>>> = LazyLock::new(|| {
+    task_map()
+        .into_iter()
+        .map(|(tool, mention)| Task {
+            what: mention.what,
+            tool,
+            more: mention.more,
+        })
+        .collect()
+});
 
-/// The workflow Herald serves.
-pub(crate) const WORKFLOW: Workflow<'static> = Workflow {
+/// The workflow Herald serves: its text, and the tool map from the tools.
+pub(crate) static WORKFLOW: LazyLock<Workflow<'static>> = LazyLock::new(|| Workflow {
+    tasks: TASKS.as_slice(),
+    ..TEXT
+});
+
+/// The workflow's sections written here (all but the tool map).
+const TEXT: Workflow<'static> = Workflow {
     opening_read: "Lorebase Herald: read and write a Lorebase knowledge graph \
 (Records of Kinds, Links, Revisions). Start every task with lorebase_context.",
     opening_write: "lorebase_execute is the only write: dry run first, then commit with \
 dry_run: false and its expected_head.",
     tasks_heading: "Which tool:",
-    tasks: &[
-        Task { what: "what is known about Records or a question", tools: "lorebase_context" },
-        Task { what: "Kinds, attributes, Operations, names", tools: "lorebase_schema" },
-        Task { what: "read one Record by ref (Kind/key)", tools: "lorebase_get" },
-        Task {
-            what: "a question's words to Kinds, values, filters",
-            tools: "lorebase_resolve, then lorebase_query",
-        },
-        Task { what: "filtered lists, counts, group by", tools: "lorebase_query" },
-        Task { what: "find Records by words or by vector", tools: "lorebase_search" },
-        Task { what: "linked Records, graph walk", tools: "lorebase_neighborhood" },
-        Task {
-            what: "where a value came from, who set it",
-            tools: "lorebase_explain, lorebase_lineage",
-        },
-        Task { what: "who changed a Record, when", tools: "lorebase_history" },
-        Task {
-            what: "what changed on a branch",
-            tools: "lorebase_changes; between two Revisions: lorebase_diff",
-        },
-        Task { what: "branches and their heads", tools: "lorebase_branches" },
-        Task {
-            what: "create, update, delete, link Records",
-            tools: "lorebase_execute (Operations from lorebase_schema)",
-        },
-    ],
+    tasks: &[],
     shared: "Every tool takes `domain` and `format` (`text`, the default: compact lines; `json`: \
 stable JSON); reads take `branch` and `at` (a Revision id, 8+ digit prefix or tag, \
 to read as of). `domain` and `branch` default to the configured ones, else the \
@@ -202,7 +192,8 @@ mod tests {
             .iter()
             .map(|t| Task {
                 what: r(t.what),
-                tools: r(t.tools),
+                tool: r(t.tool),
+                more: r(t.more),
             })
             .collect();
         Workflow {
@@ -240,7 +231,7 @@ mod tests {
             &Reader {
                 lorebase: true,
                 kb: true,
-                admits: &|_| true,
+                serves: &|_| true,
             },
         );
         let skill_md = ["skill://lorebase/SKILL.md", "skill://kb/SKILL.md"]
@@ -277,10 +268,10 @@ mod tests {
     }
 
     #[test]
-    fn each_task_line_is_served_with_the_first_tool_it_names() {
-        let tools: Vec<&str> = WORKFLOW.tasks.iter().map(Task::tool).collect();
+    fn the_tool_map_lists_the_reads_then_the_write() {
+        let tools: Vec<&str> = WORKFLOW.tasks.iter().map(|t| t.tool).collect();
         assert_eq!(tools[3], "lorebase_resolve");
-        assert_eq!(tools[11], "lorebase_execute");
+        assert_eq!(tools.last(), Some(&"lorebase_execute"));
         assert!(tools.iter().all(|t| t.starts_with("lorebase_")));
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! 1. **Stripped**: control characters except `\n` and `\t` (ESC and OSC
 //!    sequences lose their ESC, BEL, bare CR becomes a line break), and every
-//!    hidden character ([`crate::tool::is_hidden_or_control`]: format
+//!    hidden character ([`crate::tool_interface::is_hidden_or_control`]: format
 //!    characters such as zero-width ones, the soft hyphen, bidi controls and
 //!    tag characters). What is left is what is sent.
 //! 2. **Redacted and unmarked on a folded copy**, the text's skeleton
@@ -195,7 +195,7 @@ fn strip(text: &str) -> String {
                 }
             }
             '\u{85}' | '\u{2028}' | '\u{2029}' => out.push('\n'),
-            c if crate::tool::is_hidden_or_control(c) => {}
+            c if crate::tool_interface::is_hidden_or_control(c) => {}
             c => out.push(c),
         }
     }

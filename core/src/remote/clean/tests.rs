@@ -261,7 +261,7 @@ proptest! {
         let out = fence.wrap("s", "s__t", cleaner().text(&sent)).joined();
         // No control or hidden character but \n and \t.
         prop_assert!(
-            !out.chars().any(|c| c != '\n' && c != '\t' && crate::tool::is_hidden_or_control(c)),
+            !out.chars().any(|c| c != '\n' && c != '\t' && crate::tool_interface::is_hidden_or_control(c)),
             "{out:?}"
         );
         // No secret, read as a model would: hidden characters gone,

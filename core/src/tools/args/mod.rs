@@ -33,7 +33,7 @@ pub(crate) use common::{Common, Scope, shared_schemas, take_common};
 pub(crate) use failure::{invalid, listed};
 pub(crate) use lenient::{LenientCount, LenientText, issue};
 pub(crate) use macros::tool_arguments;
-pub(crate) use names::{argument_names, check_names};
+pub(crate) use names::{check_names, declared_names};
 pub(crate) use parse::{Arg, Arguments, field_name, joined, parse, take};
 pub(crate) use query::QueryDsl;
 pub(crate) use shaped::{AnyObject, ApiName, Flag, Levels, Slug, Where, with_predicate_grammar};

@@ -8,7 +8,7 @@ use super::failure;
 use crate::error::ToolError;
 
 /// The argument names an input schema lists, in its order.
-pub(crate) fn argument_names(input_schema: &Value) -> Vec<String> {
+pub(crate) fn declared_names(input_schema: &Value) -> Vec<String> {
     input_schema["properties"]
         .as_object()
         .map(|props| props.keys().cloned().collect())

@@ -3,30 +3,26 @@
 //! `KbTool` impl (`tool`: its definition, its argument type, whose doc
 //! comments are the descriptions a model sees and from which its input
 //! schema is derived, and its handler; one module per tool: `search`,
-//! `get`), and `TOOLS` is their table. Their arguments are read
+//! `get`), and one row each of the one table (`tools::table::TOOLS`),
+//! served when `kb.dir` is set. Their arguments are read
 //! leniently (every issue at once, `k` clamped:
 //! `tools::args::LenientCount`); unknown arguments are refused by
-//! the check every built-in tool shares. `KbTools` (`source`) is the
-//! `ToolSource` that offers them when `kb.dir` is set; `errors`: the KB's
-//! own failures. Their answers are built as JSON by
-//! [`crate::render::kb`] (no wire type to derive a schema from), so their
-//! output schemas are written here, on each tool.
+//! the check every built-in tool shares. `direct`: the tools called without
+//! a toolbox; `errors`: the KB's own failures. Their answers are built as
+//! JSON by [`crate::render::kb`] (no wire type to derive a schema from), so
+//! their output schemas are written here, on each tool.
 
+mod direct;
 mod errors;
 mod get;
 mod search;
-mod source;
 mod tool;
 
+pub use direct::{NAMES, call, definitions};
 pub use errors::{KB_INDEXING, KB_UNAVAILABLE, not_found, not_ready};
 pub use get::{GetArgs, KB_GET};
 pub use search::{DEFAULT_K, KB_SEARCH, MAX_K, SearchArgs};
-pub(crate) use source::KbTools;
-pub use source::{call, definitions};
+pub(crate) use tool::entry;
 
-use get::KbGet;
-use search::KbSearch;
-use tool::KbTool;
-
-/// The KB tools, in the order models see them (that of `TOOLS`).
-pub const NAMES: [&str; 2] = [KbSearch::NAME, KbGet::NAME];
+pub(crate) use get::KbGet;
+pub(crate) use search::KbSearch;

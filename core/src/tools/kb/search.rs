@@ -12,7 +12,7 @@ use crate::kb::KbCatalog;
 use crate::keeper::model::{Issue, Open, uncut};
 use crate::render::caps::{self, Identifiers};
 use crate::render::{self, OutputFormat, finish};
-use crate::tool::RenderedOutput;
+use crate::tool_interface::RenderedOutput;
 use crate::tools::args::{LenientCount, LenientText};
 
 /// `kb_search`.

@@ -1,21 +1,26 @@
 //! What one KB tool is ([`KbTool`]): its definition, its argument type and
-//! its handler, in one `impl`; and the row ([`ToolEntry`]) through which the
-//! toolbox lists and calls it (the Lorebase tools' shape, `tools::lorebase::tool`).
+//! its handler, in one `impl`; and its row of the table ([`entry`], the one
+//! shape every built-in tool has: [`crate::tools::entry::ToolEntry`]).
+
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::errors::not_ready;
 use crate::config::OutputSettings;
 use crate::error::ToolError;
-use crate::kb::KbCatalog;
+use crate::kb::{KbCatalog, KbError};
 use crate::keeper::model::Issue;
 use crate::render::OutputFormat;
 use crate::render::caps::Identifiers;
-use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
-use crate::tools::args::{Scope, issue, listed, take};
+use crate::tool_interface::{RenderedOutput, ToolDefinition};
+use crate::tools::args::{Scope, check_names, issue, listed, take};
+use crate::tools::entry::{Ctx, DefinitionParts, Running, ToolEntry};
 use crate::tools::schema;
-use crate::tools::search_hint::with_common_words;
+use crate::tools::selection::KB_GROUP;
+use crate::tools::source::ToolOrigin;
 
 /// One KB tool: its definition, its argument type and its handler.
 pub(crate) trait KbTool {
@@ -41,7 +46,7 @@ pub(crate) trait KbTool {
     /// Checks the arguments read, adding an issue per bad one.
     fn check(input: Self::Input, format: OutputFormat, issues: &mut Vec<Issue>) -> Self::Args;
 
-    /// Its output schema, its identifiers marked ([`uncut`]).
+    /// Its output schema, its identifiers marked ([`uncut`](crate::keeper::model::uncut)).
     fn output() -> Value;
 
     /// Runs it over `catalog` (ready), rendering with `ids` under `caps`.
@@ -53,50 +58,72 @@ pub(crate) trait KbTool {
     ) -> Result<RenderedOutput, ToolError>;
 }
 
-/// One row of the table: a KB tool's name, how to define it and how to call it.
-#[derive(Clone, Copy)]
-pub(crate) struct ToolEntry {
-    /// Unique name.
-    pub name: &'static str,
-    /// Its definition (the input schema derived from its argument type).
-    pub definition: fn() -> ToolDefinition,
-    /// Its output schema, identifiers marked.
-    pub output: fn() -> Value,
-    /// Runs it: checks the arguments (their names already checked), the
-    /// handler, the rendering; a failure is a tool error.
-    pub call: fn(&KbCatalog, &Map<String, Value>, &Identifiers, &OutputSettings) -> RenderedOutput,
-}
-
-impl std::fmt::Debug for ToolEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolEntry")
-            .field("name", &self.name)
-            .finish()
-    }
-}
-
+/// The row of `T`, in the group `kb`.
 pub(crate) const fn entry<T: KbTool>() -> ToolEntry {
     ToolEntry {
         name: T::NAME,
+        origin: ToolOrigin::Kb,
+        group: KB_GROUP,
+        writes: false,
+        keeper: &[],
+        domain_words: &[],
+        task: None,
         definition: definition::<T>,
-        output: T::output,
-        call: call_tool::<T>,
+        identifiers: identifiers::<T>,
+        call: call::<T>,
     }
 }
 
 fn definition<T: KbTool>() -> ToolDefinition {
-    ToolDefinition {
-        name: T::NAME.to_string(),
-        title: T::TITLE.to_string(),
-        description: T::DESCRIPTION.to_string(),
+    DefinitionParts {
+        name: T::NAME,
+        title: T::TITLE,
+        description: T::DESCRIPTION,
+        search_hint: T::SEARCH_HINT,
+        writes: false,
         input_schema: schema::input::<T::Input>(Scope::FORMAT),
-        output_schema: Some(schema::unmarked(T::output())),
-        annotations: ToolAnnotations::reads_or_writes(false),
-        meta: Some(Map::from_iter([(
-            SEARCH_HINT_META.to_string(),
-            Value::String(with_common_words(T::SEARCH_HINT)),
-        )])),
+        output_schema: schema::unmarked(T::output()),
     }
+    .build()
+}
+
+fn identifiers<T: KbTool>() -> Identifiers {
+    Identifiers::from_schema(&T::output())
+}
+
+/// Waits for the catalog's first index (at most `kb.index_wait_s`), then
+/// [`call_ready`].
+fn call<'a, T: KbTool>(ctx: Ctx<'a>, arguments: Map<String, Value>) -> Running<'a> {
+    Box::pin(async move {
+        let caps = &ctx.settings.output;
+        let Some(catalog) = ctx.kb else {
+            return not_ready(&KbError::Indexing { seconds: 0 }).to_output(caps);
+        };
+        let wait = Duration::from_secs(ctx.settings.kb.index_wait_s);
+        if let Err(e) = catalog.ready(wait).await {
+            return not_ready(&e).to_output(caps);
+        }
+        call_ready::<T>(catalog, &arguments, ctx.names, ctx.ids, caps)
+    })
+}
+
+/// Runs `T` over `catalog`: a tool error saying to retry before its first
+/// index is built, then the argument names checked as every built-in tool's
+/// are, then the arguments, the handler, the rendering.
+pub(crate) fn call_ready<T: KbTool>(
+    catalog: &KbCatalog,
+    arguments: &Map<String, Value>,
+    names: &[String],
+    ids: &Identifiers,
+    caps: &OutputSettings,
+) -> RenderedOutput {
+    if !catalog.is_ready() {
+        return not_ready(&KbError::Indexing { seconds: 0 }).to_output(caps);
+    }
+    if let Err(e) = check_names(names, arguments) {
+        return e.to_output(caps);
+    }
+    call_tool::<T>(catalog, arguments, ids, caps)
 }
 
 fn call_tool<T: KbTool>(

@@ -4,7 +4,7 @@
 use crate::keeper::endpoint;
 use serde_json::{Map, Value};
 
-use super::tool::{Ctx, LorebaseTool};
+use super::tool::LorebaseTool;
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{
@@ -15,6 +15,9 @@ use crate::tools::args::{
     AnyObject, ApiName, Common, Flag, Int, Name, Names, Refs, Revision, Scope, Slug, Text, invalid,
     tool_arguments,
 };
+use crate::tools::entry::Ctx;
+use crate::tools::entry::TaskMention;
+use crate::tools::search_hint::DomainWord;
 
 /// Seeds taken from the search hits of a question.
 const QUESTION_SEEDS: u32 = 5;
@@ -55,6 +58,11 @@ impl LorebaseTool for LorebaseContext {
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] =
         &[endpoint::SEARCH.template(), endpoint::CONTEXT.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Kinds, DomainWord::Lenses];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "what is known about Records or a question",
+        more: "",
+    });
     type Args = ContextArgs;
     type Answer = ContextPack;
 
@@ -156,6 +164,15 @@ impl LorebaseTool for LorebaseExecute {
         proposal, review, merge, task, intent";
     const SCOPE: Scope = Scope::BRANCH;
     const KEEPER: &'static [&'static str] = &[endpoint::EXECUTE.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[
+        DomainWord::Kinds,
+        DomainWord::Attributes,
+        DomainWord::Operations,
+    ];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "create, update, delete, link Records",
+        more: " (Operations from lorebase_schema)",
+    });
     const WRITES: bool = true;
     type Args = ExecuteArgs;
     type Answer = ExecuteResult;

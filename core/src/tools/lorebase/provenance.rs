@@ -1,12 +1,15 @@
 //! Provenance: `lorebase_explain`, `lorebase_history`, `lorebase_lineage`.
 
-use super::tool::{Ctx, LorebaseTool};
+use super::tool::LorebaseTool;
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::endpoint;
 use crate::keeper::model::{Explain, History, Lineage, ProvenanceParams};
 use crate::render;
 use crate::tools::args::{Common, Flag, Int, Name, Names, Ref, Scope, joined, tool_arguments};
+use crate::tools::entry::Ctx;
+use crate::tools::entry::TaskMention;
+use crate::tools::search_hint::DomainWord;
 
 /// `lorebase_explain`: `GET .../records/{key}/explain`.
 pub(crate) struct LorebaseExplain;
@@ -29,6 +32,11 @@ impl LorebaseTool for LorebaseExplain {
         operation or proposal set it, links and proposals that changed it";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::EXPLAIN.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Kinds, DomainWord::Attributes];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "where a value came from, who set it",
+        more: ", lorebase_lineage",
+    });
     type Args = ExplainArgs;
     type Answer = Explain;
 
@@ -75,6 +83,11 @@ impl LorebaseTool for LorebaseHistory {
         of a record, timeline";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::HISTORY.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Kinds];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "who changed a Record, when",
+        more: "",
+    });
     type Args = HistoryArgs;
     type Answer = History;
 
@@ -116,6 +129,7 @@ impl LorebaseTool for LorebaseLineage {
         proposal that brought it, trust";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::LINEAGE.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Attributes];
     type Args = LineageArgs;
     type Answer = Lineage;
 

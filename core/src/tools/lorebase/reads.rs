@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
-use super::tool::{Ctx, LorebaseTool};
+use super::tool::LorebaseTool;
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::model::{
@@ -21,6 +21,9 @@ use crate::tools::args::{
     Common, Flag, Int, Levels, Name, Names, QueryDsl, QueryVector, Ref, Refs, Scope, Text, Where,
     joined, tool_arguments, with_predicate_grammar,
 };
+use crate::tools::entry::Ctx;
+use crate::tools::entry::TaskMention;
+use crate::tools::search_hint::DomainWord;
 
 /// `lorebase_schema`: `GET .../schema`.
 pub(crate) struct LorebaseSchema;
@@ -65,6 +68,15 @@ impl LorebaseTool for LorebaseSchema {
         traits, lenses, sources, search modes, names";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::SCHEMA.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[
+        DomainWord::Kinds,
+        DomainWord::Attributes,
+        DomainWord::Lenses,
+    ];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "Kinds, attributes, Operations, names",
+        more: "",
+    });
     type Args = SchemaArgs;
     type Answer = DomainSchema;
 
@@ -103,6 +115,11 @@ impl LorebaseTool for LorebaseGet {
         record, open a record, details of an entity";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::RECORD.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Kinds, DomainWord::Attributes];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "read one Record by ref (Kind/key)",
+        more: "",
+    });
     type Args = GetArgs;
     type Answer = RecordView;
 
@@ -150,6 +167,11 @@ impl LorebaseTool for LorebaseResolve {
         phrase into a filter, which value means";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::RESOLVE.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Attributes, DomainWord::Values];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "a question's words to Kinds, values, filters",
+        more: ", then lorebase_query",
+    });
     type Args = ResolveArgs;
     type Answer = ResolveResponse;
 
@@ -196,6 +218,15 @@ impl LorebaseTool for LorebaseQuery {
         records match";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::QUERY.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[
+        DomainWord::Plural,
+        DomainWord::Attributes,
+        DomainWord::Values,
+    ];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "filtered lists, counts, group by",
+        more: "",
+    });
     type Args = QueryArgs;
     type Answer = QueryResponse;
 
@@ -246,6 +277,11 @@ impl LorebaseTool for LorebaseSearch {
         ranked hits, snippet";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::SEARCH.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Plural];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "find Records by words or by vector",
+        more: "",
+    });
     type Args = SearchArgs;
     type Answer = SearchResponse;
 
@@ -297,6 +333,11 @@ impl LorebaseTool for LorebaseNeighborhood {
         does it point to, supply, uses, network around";
     const SCOPE: Scope = Scope::READ;
     const KEEPER: &'static [&'static str] = &[endpoint::NEIGHBORHOOD.template()];
+    const DOMAIN_WORDS: &'static [DomainWord] = &[DomainWord::Kinds, DomainWord::Relations];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "linked Records, graph walk",
+        more: "",
+    });
     type Args = NeighborhoodArgs;
     type Answer = NeighborhoodResponse;
 

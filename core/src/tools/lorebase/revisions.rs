@@ -1,7 +1,7 @@
 //! Revisions: `lorebase_changes` (the branch log paged back to `since`),
 //! `lorebase_diff`, `lorebase_branches`.
 
-use super::tool::{Ctx, LorebaseTool};
+use super::tool::LorebaseTool;
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::keeper::endpoint;
@@ -11,6 +11,8 @@ use crate::render::revisions::Changes;
 use crate::tools::args::{
     Common, Int, Name, Names, Revision, Scope, invalid, joined, tool_arguments,
 };
+use crate::tools::entry::Ctx;
+use crate::tools::entry::TaskMention;
 
 /// `lorebase_changes`: pages `GET .../branches/{b}/log` back to `since`,
 /// bounded by `changes.max_pages`.
@@ -45,6 +47,10 @@ impl LorebaseTool for LorebaseChanges {
         endpoint::BRANCHES.template(),
         endpoint::BRANCH_LOG.template(),
     ];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "what changed on a branch",
+        more: "; between two Revisions: lorebase_diff",
+    });
     type Args = ChangesArgs;
     type Answer = Changes;
 
@@ -205,6 +211,10 @@ impl LorebaseTool for LorebaseBranches {
         branch, agent branch, head revision";
     const SCOPE: Scope = Scope::DOMAIN;
     const KEEPER: &'static [&'static str] = &[endpoint::BRANCHES.template()];
+    const TASK: Option<TaskMention> = Some(TaskMention {
+        what: "branches and their heads",
+        more: "",
+    });
     type Args = BranchesArgs;
     type Answer = BranchList;
 

@@ -1,10 +1,11 @@
 //! What one Lorebase tool is ([`LorebaseTool`]): its definition, its argument
 //! and answer types (the schemas are derived from them), its handler and its
-//! text rendering, all in one `impl`; and the row ([`ToolEntry`]) through
-//! which the toolbox lists and calls it.
+//! text rendering, and its facts beside them (the Domain words its search
+//! hint carries, its line in the instructions' task map), all in one `impl`;
+//! and its row of the table ([`entry`], the one shape every built-in tool
+//! has: [`crate::tools::entry::ToolEntry`]).
 
 use std::future::Future;
-use std::pin::Pin;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -13,26 +14,13 @@ use serde_json::{Map, Value};
 
 use crate::config::Settings;
 use crate::error::ToolError;
-use crate::keeper::{Credential, KeeperClient};
 use crate::render;
-use crate::render::caps::Identifiers;
-use crate::tool::{RenderedOutput, SEARCH_HINT_META, ToolAnnotations, ToolDefinition};
-use crate::tools::args::{Arguments, Checks, Common, Scope, parse, take_common};
+use crate::tool_interface::{RenderedOutput, ToolDefinition};
+use crate::tools::args::{Arguments, Checks, Common, Scope, check_names, parse, take_common};
+use crate::tools::entry::{Ctx, DefinitionParts, Running, TaskMention, ToolEntry};
 use crate::tools::schema;
-use crate::tools::search_hint::with_common_words;
-
-/// What every handler works with.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Ctx<'a> {
-    /// The Keeper client.
-    pub keeper: &'a KeeperClient,
-    /// The settings (defaults, caps, paging bound).
-    pub settings: &'a Settings,
-    /// The caller's credential.
-    pub cred: &'a Credential,
-    /// The answer's identifiers, never cut (collected once per toolbox).
-    pub ids: &'a Identifiers,
-}
+use crate::tools::search_hint::DomainWord;
+use crate::tools::source::ToolOrigin;
 
 /// One Lorebase tool.
 pub(crate) trait LorebaseTool {
@@ -53,6 +41,11 @@ pub(crate) trait LorebaseTool {
     const SCOPE: Scope;
     /// Whether it writes (only `lorebase_execute`).
     const WRITES: bool = false;
+    /// The kinds of the Domain's words its search hint carries, where the
+    /// MCP server knows them ([`crate::tools::search_hint::DomainWords`]).
+    const DOMAIN_WORDS: &'static [DomainWord] = &[];
+    /// Its line in the server instructions' task map, if it has one.
+    const TASK: Option<TaskMention> = None;
     /// The Keeper routes it may call, in the order it calls them: the
     /// templates of [`crate::keeper::endpoint`]'s values (docs/tools.md
     /// lists them).
@@ -78,45 +71,16 @@ pub(crate) trait LorebaseTool {
     fn text(answer: &Self::Answer, settings: &Settings) -> render::Text;
 }
 
-/// A call of one tool, under way.
-pub(crate) type Running<'a> = Pin<Box<dyn Future<Output = RenderedOutput> + Send + 'a>>;
-
-/// One row of the table: a tool's name and whether it writes, how to define
-/// it and how to call it.
-#[derive(Clone, Copy)]
-pub(crate) struct ToolEntry {
-    /// Unique name.
-    pub name: &'static str,
-    /// Its group (`reads`, `provenance`, `revisions`, `agent`: its module).
-    pub group: &'static str,
-    /// Whether it writes.
-    pub writes: bool,
-    /// The Keeper routes it calls ([`LorebaseTool::KEEPER`]).
-    pub keeper: &'static [&'static str],
-    /// Its definition (schemas derived from its types).
-    pub definition: fn() -> ToolDefinition,
-    /// Its answer's identifiers (the fields its wire type marks).
-    pub identifiers: fn() -> Identifiers,
-    /// Runs it: shared arguments, its own, the handler, the rendering; a
-    /// failure is a tool error.
-    pub call: for<'a> fn(Ctx<'a>, Map<String, Value>) -> Running<'a>,
-}
-
-impl std::fmt::Debug for ToolEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolEntry")
-            .field("name", &self.name)
-            .finish()
-    }
-}
-
 /// The row of `T`, in `group`.
 pub(crate) const fn entry<T: LorebaseTool>(group: &'static str) -> ToolEntry {
     ToolEntry {
         name: T::NAME,
         group,
+        origin: ToolOrigin::Lorebase,
         writes: T::WRITES,
         keeper: T::KEEPER,
+        domain_words: T::DOMAIN_WORDS,
+        task: T::TASK,
         definition: definition::<T>,
         identifiers: schema::identifiers::<T::Answer>,
         call: call::<T>,
@@ -124,22 +88,23 @@ pub(crate) const fn entry<T: LorebaseTool>(group: &'static str) -> ToolEntry {
 }
 
 fn definition<T: LorebaseTool>() -> ToolDefinition {
-    ToolDefinition {
-        name: T::NAME.to_string(),
-        title: T::TITLE.to_string(),
-        description: T::DESCRIPTION.to_string(),
+    DefinitionParts {
+        name: T::NAME,
+        title: T::TITLE,
+        description: T::DESCRIPTION,
+        search_hint: T::SEARCH_HINT,
+        writes: T::WRITES,
         input_schema: schema::input::<T::Args>(T::SCOPE),
-        output_schema: Some(schema::output::<T::Answer>()),
-        annotations: ToolAnnotations::reads_or_writes(T::WRITES),
-        meta: Some(Map::from_iter([(
-            SEARCH_HINT_META.to_string(),
-            Value::String(with_common_words(T::SEARCH_HINT)),
-        )])),
+        output_schema: schema::output::<T::Answer>(),
     }
+    .build()
 }
 
 fn call<'a, T: LorebaseTool>(ctx: Ctx<'a>, args: Map<String, Value>) -> Running<'a> {
     Box::pin(async move {
+        if let Err(e) = check_names(ctx.names, &args) {
+            return e.to_output(&ctx.settings.output);
+        }
         run::<T>(ctx, args)
             .await
             .unwrap_or_else(|e| e.to_output(&ctx.settings.output))

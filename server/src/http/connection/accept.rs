@@ -26,12 +26,12 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::app::shutdown::Shutdown;
 use crate::http::connection::fd_limit::{self, DescriptorGauge, SpareDescriptor};
 use crate::http::connection::peer::PeerRules;
 use crate::http::connection::serve_connection;
 use crate::http::connection::state::ConnectionLimits;
 use crate::http::connection::table::{ConnectionTable, NoRoom};
+use crate::shutdown::Shutdown;
 
 /// How long the loop waits for descriptors to be freed when fewer than the
 /// headroom are left, before it accepts a connection to close it at once.

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::app::shutdown::Shutdown;
 use crate::http::connection::table::ConnectionTable;
+use crate::shutdown::Shutdown;
 
 /// A fall of this many open connections (or of half the limit) is a surge that ended.
 pub(crate) const SURGE: usize = 512;

@@ -48,10 +48,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tower::ServiceExt;
 
-use crate::app::shutdown::Shutdown;
 use crate::http::connection::peer::PeerRules;
 use crate::http::connection::state::{ConnState, ConnectionLimits, Phase};
 use crate::http::connection::table::{Admission, ConnectionTable};
+use crate::shutdown::Shutdown;
 
 /// The connection a request came on, in each request's extensions: unique
 /// for the life of the process (an anonymous caller's cancellation reaches

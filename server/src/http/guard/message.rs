@@ -8,16 +8,16 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::http::routing_headers::{self, BodyFields};
-use crate::mcp::bounds::{self, MAX_JSON_VALUES, Message, probe};
+use crate::mcp::refused::{self, MAX_JSON_VALUES, Message, probe};
 
 /// JSON-RPC's answers to a body that is not JSON, not one JSON-RPC message,
 /// too big a tree, or whose routing headers do not match it.
 pub(super) fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<usize, Box<Response>> {
     let bad_request =
-        |refused: bounds::Refused| Box::new(json_answer(StatusCode::BAD_REQUEST, &refused.answer));
-    let message = probe(bytes).map_err(|e| bad_request(bounds::probe_refusal(&e)))?;
+        |refused: refused::Refused| Box::new(json_answer(StatusCode::BAD_REQUEST, &refused.answer));
+    let message = probe(bytes).map_err(|e| bad_request(refused::probe_refusal(&e)))?;
     if !message.shaped {
-        return Err(bad_request(bounds::not_a_message()));
+        return Err(bad_request(refused::not_a_message()));
     }
     let fields = BodyFields {
         method: message.method.as_deref(),
@@ -36,10 +36,10 @@ pub(super) fn check_message(headers: &HeaderMap, bytes: &[u8]) -> Result<usize, 
     Ok(message.values)
 }
 
-/// The answer to a message past [`MAX_JSON_VALUES`] ([`bounds::too_many_values`]):
+/// The answer to a message past [`MAX_JSON_VALUES`] ([`refused::too_many_values`]):
 /// a tool error to a call (HTTP 200), else a JSON-RPC 400.
 fn too_many_values(message: &Message<'_>) -> Response {
-    let refused = bounds::too_many_values(message);
+    let refused = refused::too_many_values(message);
     let status = if refused.tool_error {
         StatusCode::OK
     } else {
@@ -60,7 +60,7 @@ fn json_answer(status: StatusCode, answer: &Value) -> Response {
 
 /// A refusal with a JSON-RPC error body.
 pub(crate) fn refusal(status: StatusCode, code: i64, message: &str) -> Response {
-    json_answer(status, &bounds::error_answer(code, message))
+    json_answer(status, &refused::error_answer(code, message))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
-//! The bounds of one JSON-RPC message, whatever carried it (an HTTP body, a
-//! stdio line): probed without building a tree ([`probe`]), JSON (nesting
-//! at most 128 levels), one message, at most [`MAX_JSON_VALUES`] values;
-//! and the JSON-RPC answer to one refused ([`Refused`]). The HTTP guard adds
+//! The JSON-RPC answer to a message refused ([`Refused`]) for its bounds,
+//! whatever carried it (an HTTP body, a stdio line): probed without
+//! building a tree ([`probe`]), JSON (nesting at most 128 levels), one
+//! message, at most [`MAX_JSON_VALUES`] values. The HTTP guard adds
 //! its own checks (routing headers) between the probe and the count.
 
 use serde_json::{Value, json};

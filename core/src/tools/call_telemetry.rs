@@ -13,7 +13,7 @@ use crate::keeper::model::ProblemCode;
 use crate::telemetry::audit::{AUDIT_TARGET, argument_names, audit_enabled, log_safe};
 use crate::telemetry::metrics::UNKNOWN_TOOL_LABEL;
 use crate::telemetry::{CallMetrics, CallOrigin, CallReport, CallScope, Caller, SpanSink};
-use crate::tool::{RenderedOutput, ToolCallError};
+use crate::tool_interface::{RenderedOutput, ToolCallError};
 use crate::tools::source::ToolOrigin;
 
 /// The outcome of a call dropped before it finished (the caller went away).

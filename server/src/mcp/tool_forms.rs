@@ -1,7 +1,7 @@
 //! The MCP form of the tools (`tools/list`): made once for the built-in
 //! tools ([`ToolForms`]), on each list for the remote ones. Which tools a
 //! caller sees is never decided here: it is its [`ToolView`]'s answer
-//! (core's `tools::view`, the one owner of "is this tool served?").
+//! (core's `tools::ToolView`, the one owner of "is this tool served?").
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -28,7 +28,7 @@ impl ToolForms {
 
     /// The built-in tools `view` serves, in table order.
     pub fn built_in<'a>(&'a self, view: &'a ToolView<'_>) -> impl Iterator<Item = &'a Tool> {
-        self.built_in.iter().filter(|t| view.admits(&t.name))
+        self.built_in.iter().filter(|t| view.serves(&t.name))
     }
 
     /// Every tool `view` serves: the built-in ones, then the remote ones
@@ -47,7 +47,7 @@ impl ToolForms {
         remote: &RemoteTools,
         name: &str,
     ) -> Option<Tool> {
-        if !view.admits(name) {
+        if !view.serves(name) {
             return None;
         }
         if let Some(tool) = self.built_in.iter().find(|t| t.name == name) {
@@ -66,7 +66,7 @@ impl ToolForms {
 
     /// The names of the built-in tools `view` serves, in table order.
     pub fn names<'a>(&'a self, view: &ToolView<'_>) -> Vec<&'a str> {
-        let served = self.built_in.iter().filter(|t| view.admits(&t.name));
+        let served = self.built_in.iter().filter(|t| view.serves(&t.name));
         served.map(|t| t.name.as_ref()).collect()
     }
 }
