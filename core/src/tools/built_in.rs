@@ -60,8 +60,13 @@ impl BuiltInTools {
 
     fn built(&self) -> &Built {
         self.built.get_or_init(|| {
-            let mut definitions: Vec<ToolDefinition> =
-                TOOLS.iter().map(|t| (t.definition)()).collect();
+            let (mut definitions, identifiers): (Vec<ToolDefinition>, Vec<Identifiers>) = TOOLS
+                .iter()
+                .map(|t| {
+                    let defined = (t.definition)();
+                    (defined.definition, defined.identifiers)
+                })
+                .unzip();
             if self.settings.tools.always_load_context {
                 for d in definitions.iter_mut().filter(|d| d.name == ALWAYS_LOADED) {
                     d.meta
@@ -76,7 +81,7 @@ impl BuiltInTools {
             Built {
                 definitions,
                 argument_names,
-                identifiers: TOOLS.iter().map(|t| (t.identifiers)()).collect(),
+                identifiers,
             }
         })
     }

@@ -71,10 +71,9 @@ pub(crate) struct ToolEntry {
     pub domain_words: &'static [DomainWord],
     /// Its line in the instructions' task map, if it has one.
     pub task: Option<TaskMention>,
-    /// Its definition (schemas derived from its types).
-    pub definition: fn() -> ToolDefinition,
-    /// Its answer's identifiers (the fields its type marks never cut).
-    pub identifiers: fn() -> Identifiers,
+    /// Its definition and its answer's identifiers, derived from its types
+    /// (one schema generation for both).
+    pub definition: fn() -> Defined,
     /// Runs it: the argument names, the shared arguments and its own, the
     /// handler, the rendering; a failure is a tool error.
     pub call: for<'a> fn(Ctx<'a>, Map<String, Value>) -> Running<'a>,
@@ -86,6 +85,15 @@ impl std::fmt::Debug for ToolEntry {
             .field("name", &self.name)
             .finish()
     }
+}
+
+/// What a built-in tool's types give, derived once per toolbox.
+#[derive(Debug)]
+pub(crate) struct Defined {
+    /// The definition a model sees.
+    pub definition: ToolDefinition,
+    /// The answer's identifiers (the fields its type marks never cut).
+    pub identifiers: Identifiers,
 }
 
 /// What a built-in tool's definition is made of.

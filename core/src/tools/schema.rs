@@ -76,21 +76,20 @@ fn object(properties: Vec<(String, Value)>, required: Vec<Value>) -> Value {
 }
 
 /// The output schema of a tool answering `T` (its `json` format and
-/// `structuredContent`), with `cuts`.
-pub(crate) fn output<T: JsonSchema>() -> Value {
-    let mut schema = house_output(generator().root_schema_for::<T>().to_value());
+/// `structuredContent`), with `cuts`; and the identifiers of the answer
+/// (the fields its type marks [`crate::keeper::model::Uncut`]), collected
+/// from the same generated schema before its marks are removed. A toolbox
+/// collects them once per tool and frees them with itself: no process-wide
+/// cache (the C library frees everything it allocated in
+/// `lorebase_herald_free`).
+pub(crate) fn output<T: JsonSchema>() -> (Value, Identifiers) {
+    let generated = generator().root_schema_for::<T>().to_value();
+    let identifiers = Identifiers::from_schema(&generated);
+    let mut schema = house_output(generated);
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         properties.insert("cuts".into(), cuts_schema());
     }
-    schema
-}
-
-/// The identifiers of an answer `T` (the fields its type marks
-/// [`crate::keeper::model::Uncut`]), collected from its schema. A toolbox collects
-/// them once per tool and frees them with itself: no process-wide cache
-/// (the C library frees everything it allocated in `lorebase_herald_free`).
-pub(crate) fn identifiers<T: JsonSchema>() -> Identifiers {
-    Identifiers::from_schema(&generator().root_schema_for::<T>().to_value())
+    (schema, identifiers)
 }
 
 /// A hand-written output schema (the KB tools') as published: without its
@@ -268,10 +267,15 @@ mod tests {
     use serde::Serialize;
     use serde_json::{Value, json};
 
-    use super::{identifiers, output};
+    use super::output;
     use crate::config::OutputSettings;
     use crate::keeper::model::{RecordRef, Uncut};
-    use crate::render::caps::cap_json;
+    use crate::render::caps::{Identifiers, cap_json};
+
+    /// The identifiers of an answer `T`, as its tool's definition collects them.
+    fn identifiers<T: JsonSchema>() -> Identifiers {
+        output::<T>().1
+    }
 
     /// A wire type with a new identifier field, marked, beside long text.
     #[derive(Serialize, JsonSchema)]
@@ -361,7 +365,7 @@ mod tests {
                 _ => false,
             }
         }
-        let schema = output::<Answer>();
+        let (schema, _) = output::<Answer>();
         assert!(!marked(&schema), "{schema}");
         assert_eq!(schema["properties"]["record_id"], json!({"type": "string"}));
     }

@@ -24,6 +24,7 @@ use crate::kb::{KbCatalog, KbError, KbOptions};
 use crate::keeper::model::ProblemCode;
 use crate::keeper::model::{ReadAt, SchemaDetail, SchemaParams};
 use crate::keeper::{Credential, KeeperClient, KeeperError};
+use crate::remote::clean::Cleaner;
 use crate::remote::{NAME_SEPARATOR, OAuthCaller, RemoteError, RemoteTools, ServerSummary};
 use crate::telemetry::{CallMetrics, CallOrigin, CallScope, Caller, ObservedCall, SpanSink};
 use crate::tool_interface::{
@@ -211,10 +212,14 @@ impl Toolbox {
             kinds: None,
             detail: Some(SchemaDetail::Full),
         };
+        // The names are cleaned as remote text is: its patterns compile
+        // beside the schema's round trip, not after it.
+        let prepare = tokio::task::spawn_blocking(Cleaner::prepare);
         let schema = self
             .keeper
             .schema(&Credential::Configured, domain, &params)
             .await;
+        let _ = prepare.await;
         Some(schema.map(|s| search_hint::DomainWords::from_schema(&s)))
     }
 

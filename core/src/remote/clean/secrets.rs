@@ -52,6 +52,12 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .collect()
 });
 
+/// Compiles the credential shapes now (once per process), so the first text
+/// cleaned does not wait for them.
+pub(super) fn prepare() {
+    LazyLock::force(&PATTERNS);
+}
+
 /// A fence marker's name, Herald's (`untrusted_remote_output`) or Gemini
 /// CLI's (`untrusted_context`), looked for in the folded text's letters
 /// alone ([`marker_spans`]): in any case, with anything but letters between

@@ -9,7 +9,6 @@ use super::search::{KB_SEARCH, KbSearch};
 use super::tool::call_ready;
 use crate::config::OutputSettings;
 use crate::kb::KbCatalog;
-use crate::render::caps::Identifiers;
 use crate::tool_interface::{RenderedOutput, ToolDefinition};
 use crate::tools::args::declared_names;
 use crate::tools::source::ToolOrigin;
@@ -23,7 +22,7 @@ pub fn definitions() -> Vec<ToolDefinition> {
     TOOLS
         .iter()
         .filter(|t| t.origin == ToolOrigin::Kb)
-        .map(|t| (t.definition)())
+        .map(|t| (t.definition)().definition)
         .collect()
 }
 
@@ -40,9 +39,9 @@ pub fn call(
     let entry = TOOLS
         .iter()
         .find(|t| t.origin == ToolOrigin::Kb && t.name == name)?;
-    let definition = (entry.definition)();
-    let names = declared_names(&definition.input_schema);
-    let ids: Identifiers = (entry.identifiers)();
+    let defined = (entry.definition)();
+    let names = declared_names(&defined.definition.input_schema);
+    let ids = defined.identifiers;
     let call = match name {
         KB_SEARCH => call_ready::<KbSearch>,
         KB_GET => call_ready::<KbGet>,

@@ -15,9 +15,9 @@ use crate::kb::{KbCatalog, KbError};
 use crate::keeper::model::Issue;
 use crate::render::OutputFormat;
 use crate::render::caps::Identifiers;
-use crate::tool_interface::{RenderedOutput, ToolDefinition};
+use crate::tool_interface::RenderedOutput;
 use crate::tools::args::{Scope, check_names, issue, listed, take};
-use crate::tools::entry::{Ctx, DefinitionParts, Running, ToolEntry};
+use crate::tools::entry::{Ctx, Defined, DefinitionParts, Running, ToolEntry};
 use crate::tools::schema;
 use crate::tools::selection::KB_GROUP;
 use crate::tools::source::ToolOrigin;
@@ -69,26 +69,27 @@ pub(crate) const fn entry<T: KbTool>() -> ToolEntry {
         domain_words: &[],
         task: None,
         definition: definition::<T>,
-        identifiers: identifiers::<T>,
         call: call::<T>,
     }
 }
 
-fn definition<T: KbTool>() -> ToolDefinition {
-    DefinitionParts {
+fn definition<T: KbTool>() -> Defined {
+    let output = T::output();
+    let identifiers = Identifiers::from_schema(&output);
+    let definition = DefinitionParts {
         name: T::NAME,
         title: T::TITLE,
         description: T::DESCRIPTION,
         search_hint: T::SEARCH_HINT,
         writes: false,
         input_schema: schema::input::<T::Input>(Scope::FORMAT),
-        output_schema: schema::unmarked(T::output()),
+        output_schema: schema::unmarked(output),
     }
-    .build()
-}
-
-fn identifiers<T: KbTool>() -> Identifiers {
-    Identifiers::from_schema(&T::output())
+    .build();
+    Defined {
+        definition,
+        identifiers,
+    }
 }
 
 /// Waits for the catalog's first index (at most `kb.index_wait_s`), then

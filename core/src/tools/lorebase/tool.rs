@@ -15,9 +15,9 @@ use serde_json::{Map, Value};
 use crate::config::Settings;
 use crate::error::ToolError;
 use crate::render;
-use crate::tool_interface::{RenderedOutput, ToolDefinition};
+use crate::tool_interface::RenderedOutput;
 use crate::tools::args::{Arguments, Checks, Common, Scope, check_names, parse, take_common};
-use crate::tools::entry::{Ctx, DefinitionParts, Running, TaskMention, ToolEntry};
+use crate::tools::entry::{Ctx, Defined, DefinitionParts, Running, TaskMention, ToolEntry};
 use crate::tools::schema;
 use crate::tools::search_hint::DomainWord;
 use crate::tools::source::ToolOrigin;
@@ -82,22 +82,26 @@ pub(crate) const fn entry<T: LorebaseTool>(group: &'static str) -> ToolEntry {
         domain_words: T::DOMAIN_WORDS,
         task: T::TASK,
         definition: definition::<T>,
-        identifiers: schema::identifiers::<T::Answer>,
         call: call::<T>,
     }
 }
 
-fn definition<T: LorebaseTool>() -> ToolDefinition {
-    DefinitionParts {
+fn definition<T: LorebaseTool>() -> Defined {
+    let (output_schema, identifiers) = schema::output::<T::Answer>();
+    let definition = DefinitionParts {
         name: T::NAME,
         title: T::TITLE,
         description: T::DESCRIPTION,
         search_hint: T::SEARCH_HINT,
         writes: T::WRITES,
         input_schema: schema::input::<T::Args>(T::SCOPE),
-        output_schema: schema::output::<T::Answer>(),
+        output_schema,
     }
-    .build()
+    .build();
+    Defined {
+        definition,
+        identifiers,
+    }
 }
 
 fn call<'a, T: LorebaseTool>(ctx: Ctx<'a>, args: Map<String, Value>) -> Running<'a> {
