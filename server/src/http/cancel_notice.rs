@@ -20,17 +20,23 @@
 //! Each tracked call is its own entry, removed by its own serial when the
 //! call ends: two calls of one caller under one id are both kept, and the
 //! first to end does not remove the other.
+//!
+//! What a call pays to be kept is one map entry under one lock: its caller
+//! and id are hashed together into one key (with a key of the process's
+//! own, so no client can make its key meet another caller's), never copied.
+//! A cancellation pays the rest: it looks through the calls in flight for
+//! its key.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
+use std::fmt::{self, Display, Write as _};
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, to_bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -69,14 +75,9 @@ enum Caller<'a> {
     Connection(ConnectionId),
 }
 
-/// One tracked call: its serial (its identity) and its token.
-#[derive(Debug)]
-struct Entry {
-    serial: u64,
-    token: CancellationToken,
-}
-
-type Calls = HashMap<(u64, String), Vec<Entry>>;
+/// The calls in flight: by the key of their caller and id, and their serial
+/// (each call's own identity), their tokens.
+type Calls = HashMap<(u64, u64), CancellationToken>;
 
 /// The calls in flight on one listener, by caller and id.
 #[derive(Debug, Default)]
@@ -90,21 +91,24 @@ pub(crate) struct CallsInFlight {
 #[derive(Debug)]
 pub(crate) struct Tracked {
     calls: Arc<CallsInFlight>,
-    key: (u64, String),
-    serial: u64,
+    entry: (u64, u64),
 }
 
 impl Drop for Tracked {
     /// Removes this call's entry, by its serial: never another call's of
     /// the same caller and id.
     fn drop(&mut self) {
-        let mut calls = self.calls.lock();
-        if let Some(entries) = calls.get_mut(&self.key) {
-            entries.retain(|e| e.serial != self.serial);
-            if entries.is_empty() {
-                calls.remove(&self.key);
-            }
-        }
+        self.calls.lock().remove(&self.entry);
+    }
+}
+
+/// Feeds what is written to a hasher (an id's digits or text, unallocated).
+struct HashWriter<'a, H: Hasher>(&'a mut H);
+
+impl<H: Hasher> fmt::Write for HashWriter<'_, H> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.write(s.as_bytes());
+        Ok(())
     }
 }
 
@@ -115,9 +119,11 @@ impl CallsInFlight {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The caller of a request (see the module documentation); `None` when
-    /// nothing identifies it, not even its connection.
-    fn caller(&self, parts: &Parts) -> Option<u64> {
+    /// The key of the call `id` of the caller of a request (see the module
+    /// documentation): `id` as text (a number and a string of its digits are
+    /// one); `None` when nothing identifies the caller, not even its
+    /// connection.
+    fn key(&self, parts: &Parts, id: &dyn Display) -> Option<u64> {
         let header = |name| parts.headers.get(name).map(HeaderValue::as_bytes);
         let caller = if let Some(identity) = parts.extensions.get::<CallerIdentity>() {
             Caller::Subject(identity)
@@ -128,7 +134,12 @@ impl CallsInFlight {
         } else {
             Caller::Connection(*parts.extensions.get::<ConnectionId>()?)
         };
-        Some(self.hasher.hash_one(caller))
+        let mut hasher = self.hasher.build_hasher();
+        caller.hash(&mut hasher);
+        write!(HashWriter(&mut hasher), "{id}").ok()?;
+        // The end of the id, as `str`'s own hash marks it.
+        hasher.write_u8(0xff);
+        Some(hasher.finish())
     }
 
     /// Keeps the call `id` of the request `parts` until the returned guard
@@ -137,32 +148,39 @@ impl CallsInFlight {
     pub(crate) fn keep(
         self: &Arc<Self>,
         parts: &Parts,
-        id: String,
+        id: &dyn Display,
         token: CancellationToken,
     ) -> Option<Tracked> {
-        let key = (self.caller(parts)?, id);
-        let serial = self.serials.fetch_add(1, Ordering::Relaxed);
-        self.lock()
-            .entry(key.clone())
-            .or_default()
-            .push(Entry { serial, token });
+        let entry = (
+            self.key(parts, id)?,
+            self.serials.fetch_add(1, Ordering::Relaxed),
+        );
+        self.lock().insert(entry, token);
         Some(Tracked {
             calls: self.clone(),
-            key,
-            serial,
+            entry,
         })
     }
 
     /// Cancels the calls `id` of the caller of `parts`; how many there were.
-    fn cancel(&self, parts: &Parts, id: String) -> usize {
-        let Some(caller) = self.caller(parts) else {
+    fn cancel(&self, parts: &Parts, id: &dyn Display) -> usize {
+        let Some(key) = self.key(parts, id) else {
             return 0;
         };
-        let entries = self.lock().remove(&(caller, id)).unwrap_or_default();
-        for entry in &entries {
-            entry.token.cancel();
+        let mut cancelled = Vec::new();
+        self.lock().retain(|(of, _), token| {
+            let theirs = *of == key;
+            if theirs {
+                cancelled.push(token.clone());
+            }
+            !theirs
+        });
+        // Fired outside the lock: a token's waiters run no code of ours here,
+        // but no call's end waits for them either.
+        for token in &cancelled {
+            token.cancel();
         }
-        entries.len()
+        cancelled.len()
     }
 }
 
@@ -170,7 +188,7 @@ impl TrackCalls for CallsInFlight {
     fn track(
         self: Arc<Self>,
         parts: &Parts,
-        id: String,
+        id: &dyn Display,
         token: CancellationToken,
     ) -> Option<CallGuard> {
         self.keep(parts, id, token)
@@ -178,24 +196,29 @@ impl TrackCalls for CallsInFlight {
     }
 }
 
-/// A JSON-RPC id as a key (a number and a string of its digits are one).
-pub(crate) fn id_key(id: &Value) -> Option<String> {
+/// A JSON-RPC id as its text (a number and a string of its digits are one).
+pub(crate) fn id_key(id: &Value) -> Option<&dyn Display> {
     match id {
-        Value::Number(n) => Some(n.to_string()),
-        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n),
+        Value::String(s) => Some(s),
         _ => None,
     }
 }
 
-/// The middleware (after the guard, which bounded and buffered the body):
-/// a `notifications/cancelled` cancels the caller's call and is answered
-/// 202; any other request goes on, carrying the calls in flight for the
-/// handler to keep its call there.
-pub(crate) async fn cancel_notice(
-    State(calls): State<Arc<CallsInFlight>>,
+/// The step after the guard (which bounded and buffered the body) in the
+/// MCP endpoint's layer (`http::mcp_layer`): a `notifications/cancelled`
+/// cancels the caller's call and is answered 202; any other request goes
+/// on to `inner`, carrying the calls in flight for the handler to keep its
+/// call there.
+pub(crate) async fn cancel_notice<F, Fut>(
+    calls: &Arc<CallsInFlight>,
     request: Request,
-    next: Next,
-) -> Response {
+    inner: F,
+) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let (mut parts, body) = request.into_parts();
     // The guard read the body whole, within the limit: this copies nothing.
     let Ok(bytes) = to_bytes(body, usize::MAX).await else {
@@ -216,9 +239,8 @@ pub(crate) async fn cancel_notice(
         }
         return StatusCode::ACCEPTED.into_response();
     }
-    parts.extensions.insert(CallTracking(calls));
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    parts.extensions.insert(CallTracking(calls.clone()));
+    inner(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 /// Whether `bytes` may be a cancellation (before parsing anything).
@@ -250,16 +272,29 @@ mod tests {
     fn a_caller_cancels_its_own_call_only() {
         let calls = Arc::new(CallsInFlight::default());
         let token = CancellationToken::new();
-        let tracked = calls.keep(&bearer("Bearer a", 1), "7".into(), token.clone());
-        assert_eq!(calls.cancel(&bearer("Bearer b", 1), "7".into()), 0);
+        let tracked = calls.keep(&bearer("Bearer a", 1), &"7", token.clone());
+        assert_eq!(calls.cancel(&bearer("Bearer b", 1), &"7"), 0);
         assert!(!token.is_cancelled());
         // The same key from another connection is the same caller.
-        assert_eq!(calls.cancel(&bearer("Bearer a", 2), "7".into()), 1);
+        assert_eq!(calls.cancel(&bearer("Bearer a", 2), &"7"), 1);
         assert!(token.is_cancelled());
         drop(tracked);
         assert!(calls.lock().is_empty());
-        assert_eq!(id_key(&serde_json::json!(7)), Some("7".into()));
-        assert_eq!(id_key(&Value::Null), None);
+        let seven = serde_json::json!(7);
+        assert_eq!(
+            id_key(&seven).map(ToString::to_string).as_deref(),
+            Some("7")
+        );
+        assert!(id_key(&Value::Null).is_none());
+        // A number and a string of its digits are one call.
+        let again = CancellationToken::new();
+        let _kept = calls.keep(&bearer("Bearer a", 1), &"8", again.clone());
+        let eight = serde_json::json!(8);
+        assert_eq!(
+            calls.cancel(&bearer("Bearer a", 1), id_key(&eight).unwrap()),
+            1
+        );
+        assert!(again.is_cancelled());
     }
 
     #[test]
@@ -267,11 +302,11 @@ mod tests {
         let calls = Arc::new(CallsInFlight::default());
         let (first, second) = (CancellationToken::new(), CancellationToken::new());
         let caller = bearer("Bearer a", 1);
-        let tracked_first = calls.keep(&caller, "1".into(), first.clone());
-        let _tracked_second = calls.keep(&caller, "1".into(), second.clone());
+        let tracked_first = calls.keep(&caller, &"1", first.clone());
+        let _tracked_second = calls.keep(&caller, &"1", second.clone());
         // The first call ends: the second is still kept, and cancelled.
         drop(tracked_first);
-        assert_eq!(calls.cancel(&caller, "1".into()), 1);
+        assert_eq!(calls.cancel(&caller, &"1"), 1);
         assert!(second.is_cancelled() && !first.is_cancelled());
     }
 
@@ -279,31 +314,27 @@ mod tests {
     fn anonymous_callers_reach_only_their_connection_or_their_session() {
         let calls = Arc::new(CallsInFlight::default());
         let on_one = CancellationToken::new();
-        let _a = calls.keep(&parts(&[], 1), "0".into(), on_one.clone());
+        let _a = calls.keep(&parts(&[], 1), &"0", on_one.clone());
         // Another anonymous connection (another client behind one proxy).
-        assert_eq!(calls.cancel(&parts(&[], 2), "0".into()), 0);
-        assert_eq!(calls.cancel(&bearer("Bearer x", 1), "0".into()), 0);
+        assert_eq!(calls.cancel(&parts(&[], 2), &"0"), 0);
+        assert_eq!(calls.cancel(&bearer("Bearer x", 1), &"0"), 0);
         assert!(!on_one.is_cancelled());
-        assert_eq!(calls.cancel(&parts(&[], 1), "0".into()), 1);
+        assert_eq!(calls.cancel(&parts(&[], 1), &"0"), 1);
         assert!(on_one.is_cancelled());
         // A session reaches its calls from any connection, and only its own.
         let in_session = CancellationToken::new();
         let session = |s, c| parts(&[("mcp-session-id", s)], c);
-        let _s = calls.keep(&session("s-1", 3), "5".into(), in_session.clone());
-        assert_eq!(calls.cancel(&session("s-2", 3), "5".into()), 0);
-        assert_eq!(calls.cancel(&parts(&[], 3), "5".into()), 0);
-        assert_eq!(calls.cancel(&session("s-1", 4), "5".into()), 1);
+        let _s = calls.keep(&session("s-1", 3), &"5", in_session.clone());
+        assert_eq!(calls.cancel(&session("s-2", 3), &"5"), 0);
+        assert_eq!(calls.cancel(&parts(&[], 3), &"5"), 0);
+        assert_eq!(calls.cancel(&session("s-1", 4), &"5"), 1);
         assert!(in_session.is_cancelled());
         // Nothing identifies a request without a connection: nothing kept.
         let (bare, ()) = axum::http::Request::builder()
             .body(())
             .unwrap()
             .into_parts();
-        assert!(
-            calls
-                .keep(&bare, "9".into(), CancellationToken::new())
-                .is_none()
-        );
+        assert!(calls.keep(&bare, &"9", CancellationToken::new()).is_none());
     }
 
     #[test]
@@ -313,7 +344,7 @@ mod tests {
         let mut first = bearer("Bearer token-1", 1);
         let alice = CallerIdentity::of("https://as.example", Some("alice"), "token-1");
         first.extensions.insert(alice);
-        let _t = calls.keep(&first, "3".into(), token.clone());
+        let _t = calls.keep(&first, &"3", token.clone());
         // Bob with the same header text (never the case, but the subject wins).
         let mut bob = bearer("Bearer token-1", 2);
         bob.extensions.insert(CallerIdentity::of(
@@ -321,7 +352,7 @@ mod tests {
             Some("bob"),
             "token-1",
         ));
-        assert_eq!(calls.cancel(&bob, "3".into()), 0);
+        assert_eq!(calls.cancel(&bob, &"3"), 0);
         // Alice with a refreshed token.
         let mut again = bearer("Bearer token-2", 2);
         again.extensions.insert(CallerIdentity::of(
@@ -329,7 +360,7 @@ mod tests {
             Some("alice"),
             "token-2",
         ));
-        assert_eq!(calls.cancel(&again, "3".into()), 1);
+        assert_eq!(calls.cancel(&again, &"3"), 1);
         assert!(token.is_cancelled());
     }
 }

@@ -23,6 +23,7 @@ pub(crate) mod auth;
 pub(crate) mod cancel_notice;
 pub(crate) mod connection;
 pub(crate) mod guard;
+pub(crate) mod mcp_layer;
 pub(crate) mod metrics;
 pub(crate) mod oauth;
 pub(crate) mod panic;
@@ -51,11 +52,11 @@ use crate::http::connection::accept::accept_until;
 use crate::http::connection::peer::PeerRules;
 use crate::http::connection::state::ConnectionLimits;
 use crate::http::connection::table::{ConnectionTable, MAX_REFUSALS_IN_FLIGHT};
-use crate::http::guard::{GuardPolicy, GuardState, JsonBudget, LargeBodyLane, guard};
+use crate::http::guard::{GuardPolicy, GuardState, JsonBudget, LargeBodyLane};
+use crate::http::mcp_layer::{McpLayer, mcp_layer};
 use crate::http::metrics::{METRICS_PATH, MetricsEndpoint};
 use crate::http::oauth::metadata::WELL_KNOWN;
 use crate::http::readiness::{Readiness, readyz};
-use crate::http::tool_headers::narrow;
 use crate::mcp::handler::{HeraldServer, SERVER_NAME};
 use crate::shutdown::Shutdown;
 
@@ -110,25 +111,25 @@ pub fn router(
         )));
     }
     // Layers run from the last added: the OAuth gate (before any body is
-    // read), the guard, cancellations (stateless), the tool sets.
-    let mut mcp = Router::new().route_service(&path, service);
-    if http.tool_headers {
-        mcp = mcp.layer(from_fn_with_state(toolbox, narrow));
-    }
-    if http.stateless {
-        // rmcp drops notification POSTs in stateless mode: cancellations here.
-        let calls = Arc::new(cancel_notice::CallsInFlight::default());
-        mcp = mcp.layer(from_fn_with_state(calls, cancel_notice::cancel_notice));
-    }
-    let guard_state = GuardState {
-        policy: policy.clone(),
-        trims: trims.clone(),
-        budget: Arc::new(JsonBudget::default()),
-        lane: Arc::new(LargeBodyLane::start(trims.clone()).map_err(|e| {
-            ServerError::Transport(format!("cannot start the large-body lane: {e}"))
-        })?),
+    // read), then one layer for the guard, cancellations (stateless: rmcp
+    // drops notification POSTs there) and the tool sets.
+    let layer = McpLayer {
+        guard: GuardState {
+            policy: policy.clone(),
+            trims: trims.clone(),
+            budget: Arc::new(JsonBudget::default()),
+            lane: Arc::new(LargeBodyLane::start(trims.clone()).map_err(|e| {
+                ServerError::Transport(format!("cannot start the large-body lane: {e}"))
+            })?),
+        },
+        calls: http
+            .stateless
+            .then(|| Arc::new(cancel_notice::CallsInFlight::default())),
+        toolbox: http.tool_headers.then_some(toolbox),
     };
-    mcp = mcp.layer(from_fn_with_state(guard_state, guard));
+    let mut mcp = Router::new()
+        .route_service(&path, service)
+        .layer(from_fn_with_state(Arc::new(layer), mcp_layer));
     if let Some(gate) = &oauth {
         mcp = mcp.layer(from_fn_with_state(gate.clone(), require_token));
     }

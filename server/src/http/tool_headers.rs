@@ -15,11 +15,8 @@
 //! refused as an unknown tool). A group or tool name that does not exist is
 //! answered 400 (a typo would otherwise hide every tool).
 
-use std::sync::Arc;
-
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
 use herald_core::tools::{ToolNarrowing, Toolbox};
 
@@ -62,17 +59,17 @@ fn names(headers: &HeaderMap, name: &HeaderName) -> Option<Vec<String>> {
     (!list.is_empty()).then_some(list)
 }
 
-/// The middleware on the MCP path: reads the headers, refuses unknown names
-/// (400), and hands the narrowing to the handler in the request's
-/// extensions.
-pub(crate) async fn narrow(
-    State(toolbox): State<Arc<Toolbox>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// The last step of the MCP endpoint's layer (`http::mcp_layer`): reads the
+/// headers, refuses unknown names (400), and hands the narrowing to the
+/// handler in the request's extensions.
+pub(crate) async fn narrow<F, Fut>(toolbox: &Toolbox, mut request: Request, inner: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let narrowing = narrowing(request.headers());
     if narrowing.is_none() {
-        return next.run(request).await;
+        return inner(request).await;
     }
     if let Err(reason) = toolbox.check_narrowing(&narrowing) {
         return refusal(
@@ -82,7 +79,7 @@ pub(crate) async fn narrow(
         );
     }
     request.extensions_mut().insert(narrowing);
-    next.run(request).await
+    inner(request).await
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub(crate) trait TrackCalls: Send + Sync {
     fn track(
         self: Arc<Self>,
         parts: &Parts,
-        id: String,
+        id: &dyn std::fmt::Display,
         token: CancellationToken,
     ) -> Option<CallGuard>;
 }

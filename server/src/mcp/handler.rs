@@ -378,7 +378,7 @@ async fn unless_cancelled<T>(
 ) -> Result<T, McpError> {
     let _tracked = http_parts(context).and_then(|parts| {
         let calls = parts.extensions.get::<CallTracking>()?;
-        Arc::clone(&calls.0).track(parts, context.id.to_string(), context.ct.clone())
+        Arc::clone(&calls.0).track(parts, &context.id, context.ct.clone())
     });
     tokio::select! {
         biased;

@@ -1,4 +1,5 @@
-//! The guard middleware ([`guard`]): the header checks of the policy, then
+//! The guard ([`guard`], the first step of the MCP endpoint's layer,
+//! `http::mcp_layer`): the header checks of the policy, then
 //! the body read within the limit, its checks as one JSON-RPC message
 //! ([`super::message`]), the reservation of its JSON values
 //! ([`super::budget`]), and a large body's trip on the large-body lane
@@ -7,9 +8,8 @@
 use std::sync::Arc;
 
 use axum::body::{Body, to_bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::LengthLimitError;
 
@@ -32,7 +32,7 @@ pub(crate) struct GuardState {
     pub lane: Arc<LargeBodyLane>,
 }
 
-/// The middleware: header checks, then the body limit (the body is read
+/// The guard: header checks, then the body limit (the body is read
 /// here, bounded, and handed on in one piece; broken chunked framing is a
 /// 400, not a 413), then the body itself, probed without building a tree
 /// ([`crate::mcp::probe`]): JSON (else 400 with a parse error, -32700), one JSON-RPC
@@ -41,12 +41,13 @@ pub(crate) struct GuardState {
 /// [`MAX_JSON_VALUES`](crate::mcp::probe::MAX_JSON_VALUES) values ([`super::message`]); then a large request
 /// reserves its values in the listener's budget until it is answered
 /// ([`super::budget`]: 503 when it cannot within 30 s). From the probe on, a body
-/// of [`lane::LANE_BODY_BYTES`] or more runs on the large-body lane.
-pub(crate) async fn guard(
-    State(state): State<GuardState>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// of [`lane::LANE_BODY_BYTES`] or more runs on the large-body lane. A
+/// request the guard lets through goes on to `inner`.
+pub(crate) async fn guard<F, Fut>(state: &GuardState, request: Request, inner: F) -> Response
+where
+    F: FnOnce(Request) -> Fut + Send + 'static,
+    Fut: Future<Output = Response> + Send + 'static,
+{
     let GuardState {
         policy,
         trims,
@@ -57,7 +58,7 @@ pub(crate) async fn guard(
         return refusal.into_response();
     }
     if request.method() != Method::POST {
-        return next.run(request).await;
+        return inner(request).await;
     }
     let limit = policy.max_body_bytes();
     let declared = request
@@ -74,10 +75,11 @@ pub(crate) async fn guard(
         Err(e) => return unreadable(&e, limit),
     };
     let large = bytes.len() >= LARGE_BODY;
+    let budget = Arc::clone(budget);
     let response = if lane::takes(bytes.len()) {
-        lane.run(admit(parts, bytes, budget, next)).await
+        lane.run(admit(parts, bytes, budget, inner)).await
     } else {
-        admit(parts, bytes, budget, next).await
+        admit(parts, bytes, budget, inner).await
     };
     if large {
         trims.after_large_body();
@@ -86,13 +88,18 @@ pub(crate) async fn guard(
 }
 
 /// The body's checks ([`super::message`]), its reservation
-/// ([`super::budget`]), then rmcp and the call, holding the reservation until the answer.
-async fn admit(
+/// ([`super::budget`]), then `inner` (rmcp and the call), holding the
+/// reservation until the answer.
+async fn admit<F, Fut>(
     parts: axum::http::request::Parts,
     bytes: axum::body::Bytes,
     budget: Arc<JsonBudget>,
-    next: Next,
-) -> Response {
+    inner: F,
+) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let values = match check_message(&parts.headers, &bytes) {
         Ok(values) => values,
         Err(refused) => return *refused,
@@ -101,8 +108,7 @@ async fn admit(
         Ok(reserved) => reserved,
         Err(busy) => return busy,
     };
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    inner(Request::from_parts(parts, Body::from(bytes))).await
 }
 
 /// The answer to a body that could not be read whole: past the limit, 413;
