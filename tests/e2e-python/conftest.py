@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,17 @@ class StderrCollector:
 
     def text(self) -> str:
         return "".join(self.chunks)
+
+    def lines_matching(self, predicate, timeout: float = 10.0) -> list[str]:
+        """The lines that ``predicate`` accepts, once there is one (Herald's log
+        writer is batched: a line comes a little after the event), or none
+        after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [line for line in self.text().splitlines() if predicate(line)]
+            if found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
 
     def join(self, timeout: float = 10) -> None:
         self._thread.join(timeout)

@@ -194,9 +194,8 @@ async def test_an_answer_past_the_answer_bound_is_refused_unread_over_http(binar
         # The session with the server is still good.
         after = await session.call_tool("hostile__leak", {"case": "bel"})
         assert not after.is_error, text_of(after)[:300]
-    logs = herald.stderr.text()
-    warned = [line for line in logs.splitlines() if "WARN" in line and "mcp.max_answer_bytes" in line]
-    assert warned and "hostile" in warned[0], logs[-2000:]
+    warned = herald.stderr.lines_matching(lambda line: "WARN" in line and "mcp.max_answer_bytes" in line)
+    assert warned and "hostile" in warned[0], herald.stderr.text()[-2000:]
 
 
 @pytest.mark.anyio
