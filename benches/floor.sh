@@ -31,11 +31,7 @@ done
 dir=$profile
 [ "$profile" = dev ] && dir=debug
 
-if ! command -v wrk >/dev/null; then
-  echo "=== floor: wrk (apt-get)" >&2
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-  $SUDO apt-get install -y wrk >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y wrk >/dev/null; }
-fi
+./scripts/setup.sh wrk >&2
 if [ "$build" = 1 ]; then
   echo "=== floor: $profile builds of lorebase-herald, lorebase-sandbox and the floor" >&2
   cargo build --profile "$profile" --locked -p lorebase-herald -p lorebase-sandbox -p herald-floor --bins

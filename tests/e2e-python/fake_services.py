@@ -157,9 +157,9 @@ class HoldingKeeper:
     request is held for `hold_s` seconds, the connection watched meanwhile,
     then forwarded and answered (other paths are forwarded at once, and so
     is the schema read for the tools' search hints, which a stdio session
-    starts on its own: no call made it). Each held request is recorded: when it arrived, and when Herald closed the
-    connection (`closed`) or it was answered (`answered`), in
-    `time.monotonic()` seconds."""
+    starts on its own: no call made it). Each held request is recorded:
+    when it arrived, and when Herald closed the connection (`closed`) or it
+    was answered (`answered`), in `time.monotonic()` seconds."""
 
     def __init__(self, upstream: str, hold_s: float) -> None:
         parts = urlsplit(upstream)

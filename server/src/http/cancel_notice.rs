@@ -175,8 +175,8 @@ impl CallsInFlight {
             }
             !theirs
         });
-        // Fired outside the lock: a token's waiters run no code of ours here,
-        // but no call's end waits for them either.
+        // Fired outside the lock, so a call ending meanwhile (removing its
+        // entry) never waits for the wake-ups.
         for token in &cancelled {
             token.cancel();
         }
